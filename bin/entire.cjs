@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+'use strict';
+// Launcher (SPEC §10): runs dist/entire.cjs through a V8 code cache kept
+// outside the install directory, so start-up skips parsing and compiling.
+// Kept tiny and dependency-free: it runs before anything else on every hook.
+const fs = require('fs');
+const path = require('path');
+const vm = require('vm');
+const Module = require('module');
+
+const bundle = path.join(__dirname, '..', 'dist', 'entire.cjs');
+
+function cacheDir() {
+  const base = process.env.ENTIRE_CACHE_DIR ||
+    (process.env.XDG_CACHE_HOME ? path.join(process.env.XDG_CACHE_HOME, 'entire') : null) ||
+    (process.env.HOME ? path.join(process.env.HOME, '.cache', 'entire') : null) ||
+    path.join(require('os').tmpdir(), 'entire-cache-' + (process.getuid ? process.getuid() : 'u'));
+  return base;
+}
+
+function run() {
+  let source;
+  let st;
+  try {
+    st = fs.statSync(bundle);
+    source = fs.readFileSync(bundle, 'utf8');
+  } catch (e) {
+    process.stderr.write('[entire] cannot load ' + bundle + ' (run `npm run build`)\n');
+    process.exitCode = 1;
+    return;
+  }
+  const key = process.version + '-' + process.arch + '-' + st.size + '-' + Math.floor(st.mtimeMs);
+  const dir = cacheDir();
+  const cacheFile = path.join(dir, 'entire-' + key.replace(/[^A-Za-z0-9.-]/g, '_') + '.v8');
+  let cachedData;
+  if (process.env.ENTIRE_NO_CODE_CACHE !== '1') {
+    try { cachedData = fs.readFileSync(cacheFile); } catch { cachedData = undefined; }
+  }
+  const wrapper = Module.wrap(source);
+  const script = new vm.Script(wrapper, { filename: bundle, cachedData, importModuleDynamically: undefined });
+  const needWrite = process.env.ENTIRE_NO_CODE_CACHE !== '1' && (cachedData === undefined || script.cachedDataRejected === true);
+  const mod = new Module(bundle, module);
+  mod.filename = bundle;
+  mod.paths = Module._nodeModulePaths(path.dirname(bundle));
+  const fn = script.runInThisContext();
+  if (needWrite) {
+    // Written at exit so the cache also holds the functions this run compiled lazily.
+    process.once('exit', () => {
+      try {
+        const data = script.createCachedData();
+        fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+        const tmp = cacheFile + '.' + process.pid + '.tmp';
+        fs.writeFileSync(tmp, data, { mode: 0o600 });
+        fs.renameSync(tmp, cacheFile);
+      } catch { /* a cache is an optimisation only */ }
+    });
+  }
+  fn.call(mod.exports, mod.exports, Module.createRequire(bundle), mod, bundle, path.dirname(bundle));
+}
+
+run();

@@ -1,0 +1,15 @@
+import type { Command } from 'commander';
+import { VERSION, COMMIT } from '../../version.js';
+import { out } from '../output.js';
+
+/** SPEC §8.10 `entire version`. */
+export function register(program: Command): void {
+  program
+    .command('version')
+    .description('Print the version of the CLI')
+    .action(() => {
+      out(`Entire CLI ${VERSION} (${COMMIT})`);
+      out(`Node version: ${process.version}`);
+      out(`OS/Arch: ${process.platform}/${process.arch}`);
+    });
+}

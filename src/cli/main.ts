@@ -1,0 +1,21 @@
+/**
+ * Entry point of the bundle. Kept minimal: hook verbs skip commander and load
+ * only the handler they need; everything else goes through the program.
+ */
+const argv = process.argv.slice(2);
+
+async function main(): Promise<void> {
+  if (argv[0] === 'hooks') {
+    const { runHookCommand } = await import('./hooks.js');
+    await runHookCommand(argv.slice(1));
+    return;
+  }
+  const { runProgram } = await import('./program.js');
+  await runProgram(argv);
+}
+
+main().catch((e: unknown) => {
+  // Last resort: commands report their own errors; this only catches bugs.
+  process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exitCode = 1;
+});
