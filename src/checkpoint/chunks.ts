@@ -1,0 +1,138 @@
+/**
+ * SPEC §2.7: transcripts larger than M bytes are stored as `full.jsonl`,
+ * `full.jsonl.001`, … so no blob exceeds what hosting services accept.
+ */
+import { createHash } from 'node:crypto';
+
+export const MAX_CHUNK_BYTES = 52_428_800;
+export const TRANSCRIPT_FILE = 'full.jsonl';
+export const LEGACY_TRANSCRIPT_FILE = 'full.log';
+
+export function chunkFileName(i: number): string {
+  return i === 0 ? TRANSCRIPT_FILE : `${TRANSCRIPT_FILE}.${String(i).padStart(3, '0')}`;
+}
+
+/** Chunk index of a transcript file name (`full.jsonl`→0, `.001`→1, `full.log`→0), else null. */
+export function chunkIndexOf(name: string): number | null {
+  if (name === TRANSCRIPT_FILE || name === LEGACY_TRANSCRIPT_FILE) return 0;
+  const m = /^full\.(?:jsonl|log)\.(\d+)$/.exec(name);
+  return m && m[1] ? Number(m[1]) : null;
+}
+
+function omittedLine(line: Buffer): Buffer {
+  const sha = createHash('sha256').update(line).digest('hex');
+  return Buffer.from(JSON.stringify({ type: 'entire-omitted', original_bytes: line.length, sha256: sha }));
+}
+
+/**
+ * Split JSONL content into chunks of at most `max` bytes on line boundaries;
+ * joining the chunks with `\n` gives the input back, except that a single
+ * line longer than `max` is replaced by an `entire-omitted` marker.
+ */
+export function chunkJsonl(content: Buffer, max = MAX_CHUNK_BYTES): Buffer[] {
+  if (content.length <= max) return [content];
+  const lines: Buffer[] = [];
+  let start = 0;
+  for (;;) {
+    const nl = content.indexOf(0x0a, start);
+    if (nl < 0) {
+      lines.push(content.subarray(start));
+      break;
+    }
+    lines.push(content.subarray(start, nl));
+    start = nl + 1;
+  }
+  const chunks: Buffer[] = [];
+  let group: Buffer[] = [];
+  let size = -1; // bytes of the \n-joined group (first line adds no separator)
+  for (let line of lines) {
+    if (line.length > max) line = omittedLine(line);
+    const add = line.length + (group.length > 0 ? 1 : 0);
+    if (group.length > 0 && size + add > max) {
+      chunks.push(joinLines(group));
+      group = [];
+      size = -1;
+    }
+    group.push(line);
+    size = group.length === 1 ? line.length : size + 1 + line.length;
+  }
+  if (group.length > 0) chunks.push(joinLines(group));
+  return chunks;
+}
+
+function joinLines(lines: Buffer[]): Buffer {
+  const parts: Buffer[] = [];
+  lines.forEach((l, i) => {
+    if (i > 0) parts.push(Buffer.from('\n'));
+    parts.push(l);
+  });
+  return Buffer.concat(parts);
+}
+
+/** Reassemble JSONL chunks (already ordered). */
+export function joinJsonlChunks(chunks: Buffer[]): Buffer {
+  return chunks.length === 1 ? chunks[0]! : joinLines(chunks);
+}
+
+/**
+ * Gemini documents larger than `max`: chunk 0 keeps the top-level fields and
+ * the first messages, later chunks are `{"messages":[…]}` (lossless).
+ */
+export function chunkGeminiJson(content: Buffer, max = MAX_CHUNK_BYTES): Buffer[] {
+  if (content.length <= max) return [content];
+  let doc: Record<string, unknown>;
+  try {
+    doc = JSON.parse(content.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return chunkJsonl(content, max);
+  }
+  const messages = Array.isArray(doc['messages']) ? (doc['messages'] as unknown[]) : [];
+  const head = { ...doc, messages: [] as unknown[] };
+  const chunks: Buffer[] = [];
+  let current = head;
+  let currentSize = Buffer.byteLength(JSON.stringify(head));
+  for (const msg of messages) {
+    const s = Buffer.byteLength(JSON.stringify(msg)) + 1;
+    if (current.messages.length > 0 && currentSize + s > max) {
+      chunks.push(Buffer.from(JSON.stringify(current)));
+      current = { messages: [] } as typeof head;
+      currentSize = Buffer.byteLength('{"messages":[]}');
+    }
+    current.messages.push(msg);
+    currentSize += s;
+  }
+  chunks.push(Buffer.from(JSON.stringify(current)));
+  return chunks;
+}
+
+export function joinGeminiChunks(chunks: Buffer[]): Buffer {
+  if (chunks.length === 1) return chunks[0]!;
+  try {
+    const first = JSON.parse(chunks[0]!.toString('utf8')) as Record<string, unknown>;
+    const messages: unknown[] = Array.isArray(first['messages']) ? [...(first['messages'] as unknown[])] : [];
+    for (const c of chunks.slice(1)) {
+      const d = JSON.parse(c.toString('utf8')) as Record<string, unknown>;
+      if (Array.isArray(d['messages'])) messages.push(...(d['messages'] as unknown[]));
+    }
+    return Buffer.from(JSON.stringify({ ...first, messages }, null, 2));
+  } catch {
+    return joinJsonlChunks(chunks);
+  }
+}
+
+/** Does this content look like a Gemini document (`{` with a non-empty `messages` array)? */
+export function looksLikeGemini(content: Buffer | string): boolean {
+  const s = typeof content === 'string' ? content : content.subarray(0, 64).toString('utf8');
+  if (!s.trimStart().startsWith('{')) return false;
+  try {
+    const d = JSON.parse(typeof content === 'string' ? content : content.toString('utf8')) as Record<string, unknown>;
+    return Array.isArray(d['messages']) && d['messages'].length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** `content_hash.txt`: `sha256:` + hex of the whole redacted transcript, no newline. */
+export function contentHash(transcript: Buffer): string {
+  return 'sha256:' + createHash('sha256').update(transcript).digest('hex');
+}

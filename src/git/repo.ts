@@ -1,0 +1,130 @@
+/**
+ * Repository context, resolved with one `git rev-parse` call and passed
+ * explicitly to everything else (no global cwd).
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { EntireError } from '../errors.js';
+import { runGit, git } from './exec.js';
+import { ObjectReader } from './catfile.js';
+
+export type ObjectFormat = 'sha1' | 'sha256';
+
+export interface Repo {
+  /** Worktree top level (absolute). */
+  readonly root: string;
+  /** This worktree's git dir (absolute). */
+  readonly gitDir: string;
+  /** The common dir shared by all worktrees (absolute). */
+  readonly commonDir: string;
+  /** Where git runs hooks from (`git rev-parse --git-path hooks`, absolute). */
+  readonly hooksDir: string;
+  readonly objectFormat: ObjectFormat;
+  /** `""` for the main worktree, else the dir name under `<common>/worktrees/`. */
+  readonly worktreeId: string;
+  /** The index file git handed to a hook (absolute), when there was one. */
+  readonly hookIndexFile: string | undefined;
+  /** Long-lived `git cat-file --batch` reader for this repository. */
+  readonly objects: ObjectReader;
+}
+
+export const EMPTY_TREE: Record<ObjectFormat, string> = {
+  sha1: '4b825dc642cb6eb9a060e54bf8d69288fbee4904',
+  sha256: '6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321',
+};
+
+export function zeroOid(format: ObjectFormat): string {
+  return '0'.repeat(format === 'sha256' ? 64 : 40);
+}
+
+/**
+ * Resolve the repository containing `cwd`. Throws NOT_A_REPO outside one and
+ * for bare repositories (everything we do needs a work tree).
+ */
+export async function openRepo(cwd: string, opts: { inheritedIndexFile?: string } = {}): Promise<Repo> {
+  const r = await runGit(
+    ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir', '--git-common-dir', '--git-path', 'hooks', '--show-object-format'],
+    { cwd, allowFailure: true },
+  );
+  if (r.code !== 0) {
+    throw new EntireError('NOT_A_REPO', 'Not a git repository.', { detail: { cwd, stderr: r.stderr.trim().slice(0, 200) } });
+  }
+  const lines = r.stdout.toString('utf8').split('\n');
+  const [root, gitDir, commonDir, hooksDir, format] = lines;
+  if (!root || !gitDir || !commonDir || !hooksDir) {
+    throw new EntireError('NOT_A_REPO', 'Not a git repository.', { detail: { cwd } });
+  }
+  const objectFormat: ObjectFormat = format?.trim() === 'sha256' ? 'sha256' : 'sha1';
+  const inherited = opts.inheritedIndexFile;
+  const repo: Repo = {
+    root,
+    gitDir,
+    commonDir,
+    hooksDir,
+    objectFormat,
+    worktreeId: worktreeIdOf(gitDir, commonDir),
+    hookIndexFile: inherited ? (isAbsolute(inherited) ? inherited : resolve(cwd, inherited)) : undefined,
+    objects: new ObjectReader(root, objectFormat),
+  };
+  return repo;
+}
+
+export function worktreeIdOf(gitDir: string, commonDir: string): string {
+  if (resolve(gitDir) === resolve(commonDir)) return '';
+  const rel = relative(join(commonDir, 'worktrees'), gitDir);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return '';
+  return rel.split(sep).join('/');
+}
+
+/** HEAD's commit, or null in a repository without commits. */
+export async function headCommit(repo: Repo): Promise<string | null> {
+  const r = await runGit(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { cwd: repo.root, allowFailure: true });
+  if (r.code !== 0) return null;
+  return r.stdout.toString('utf8').trim() || null;
+}
+
+/** Current branch name (without `refs/heads/`), or null when detached. Reads `HEAD` directly. */
+export function currentBranch(repo: Repo): string | null {
+  try {
+    const head = readFileSync(join(repo.gitDir, 'HEAD'), 'utf8').trim();
+    const m = /^ref: refs\/heads\/(.+)$/.exec(head);
+    return m && m[1] ? m[1] : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface Ident {
+  name: string;
+  email: string;
+}
+
+let identCache: Ident | undefined;
+
+/** SPEC §2.9: the committer identity, else `Unknown <unknown@local>`. */
+export async function committerIdent(repo: Repo): Promise<Ident> {
+  if (identCache) return identCache;
+  const r = await runGit(['var', 'GIT_COMMITTER_IDENT'], {
+    cwd: repo.root,
+    allowFailure: true,
+    // inside hooks git exports the commit's author; the committer is who runs the tool
+    env: { GIT_AUTHOR_NAME: undefined, GIT_AUTHOR_EMAIL: undefined, GIT_AUTHOR_DATE: undefined },
+  });
+  const m = /^(.*) <([^>]*)> \d+ [+-]\d{4}$/.exec(r.stdout.toString('utf8').trim());
+  identCache = r.code === 0 && m && m[1] !== undefined && m[2] !== undefined ? { name: m[1], email: m[2] } : { name: 'Unknown', email: 'unknown@local' };
+  return identCache;
+}
+
+/** `git config --get` one key (null when unset). */
+export async function configGet(repo: Repo, key: string): Promise<string | null> {
+  const r = await runGit(['config', '--get', key], { cwd: repo.root, allowFailure: true });
+  if (r.code !== 0) return null;
+  return r.stdout.toString('utf8').replace(/\n$/, '');
+}
+
+export async function revParse(repo: Repo, rev: string): Promise<string | null> {
+  const r = await runGit(['rev-parse', '--verify', '-q', rev], { cwd: repo.root, allowFailure: true });
+  return r.code === 0 ? r.stdout.toString('utf8').trim() || null : null;
+}
+
+export { git };

@@ -1,0 +1,92 @@
+/**
+ * The write loop shared by every metadata- and shadow-branch update: read
+ * the tip, build a commit on it, move the ref by compare-and-swap, and on a
+ * race rebuild on the new tip (SPEC §2.9, P7).
+ */
+import { EntireError } from '../errors.js';
+import { committerIdent, EMPTY_TREE, type Repo } from '../git/repo.js';
+import { writeCommit, type CommitSpec } from '../git/fastimport.js';
+import { readRef, updateRefs, deleteRefQuietly, jitter, CAS_RETRIES } from '../git/refs.js';
+import { METADATA_REF, METADATA_REMOTE_REF } from '../checkpoint/shadow.js';
+import { INIT_MESSAGE } from '../checkpoint/messages.js';
+import { readCommit } from './tree.js';
+
+/** What a builder returns: a commit to write, or null when nothing changes. */
+export type BuildResult = Omit<CommitSpec, 'author' | 'committer' | 'parent'> | null;
+
+export interface CasWriteResult {
+  /** The ref's value afterwards. */
+  oid: string | null;
+  /** Whether a new commit was written. */
+  changed: boolean;
+}
+
+/**
+ * Run `build(tip)` and CAS the result onto `ref`, retrying on races with the
+ * builder re-run on the new tip. `build` must be a pure function of the tip.
+ */
+export async function casWrite(
+  repo: Repo,
+  ref: string,
+  build: (tip: string | null) => Promise<BuildResult>,
+  opts: { parentOverride?: (tip: string | null) => string | null } = {},
+): Promise<CasWriteResult> {
+  const ident = await committerIdent(repo);
+  let lastError: unknown;
+  for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
+    const tip = await readRef(repo, ref);
+    const spec = await build(tip);
+    if (spec === null) return { oid: tip, changed: false };
+    const parent = opts.parentOverride ? opts.parentOverride(tip) : tip;
+    const written = await writeCommit(repo.root, { ...spec, parent, author: ident, committer: ident });
+    const outcome = await updateRefs(repo, [
+      { ref, newOid: written.oid, oldOid: tip },
+      { ref: written.tempRef, newOid: null },
+    ]);
+    if (outcome === 'ok') return { oid: written.oid, changed: true };
+    await deleteRefQuietly(repo, written.tempRef);
+    lastError = new EntireError('REF_RACE', `${ref} moved while writing`);
+    await jitter();
+  }
+  throw new EntireError('REF_RACE', `gave up updating ${ref} after ${CAS_RETRIES} attempts`, { cause: lastError });
+}
+
+/**
+ * Make sure `entire/checkpoints/v1` exists: from the remote-tracking ref when
+ * only that exists (never a second root), else a parentless commit with the
+ * empty tree. Returns the tip.
+ */
+export async function ensureMetadataBranch(repo: Repo): Promise<string> {
+  for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
+    const tip = await readRef(repo, METADATA_REF);
+    if (tip) return tip;
+    const remote = await readRef(repo, METADATA_REMOTE_REF);
+    let oid: string;
+    let tempRef: string | null = null;
+    if (remote) {
+      oid = remote;
+    } else {
+      const ident = await committerIdent(repo);
+      const w = await writeCommit(repo.root, { message: INIT_MESSAGE, changes: [], author: ident, committer: ident });
+      oid = w.oid;
+      tempRef = w.tempRef;
+      // fast-import writes the empty tree object for a root commit without files
+      void EMPTY_TREE;
+    }
+    const updates = [{ ref: METADATA_REF, newOid: oid, oldOid: null as string | null }];
+    const outcome = await updateRefs(repo, tempRef ? [...updates, { ref: tempRef, newOid: null }] : updates);
+    if (outcome === 'ok') return oid;
+    if (tempRef) await deleteRefQuietly(repo, tempRef);
+  }
+  const tip = await readRef(repo, METADATA_REF);
+  if (tip) return tip;
+  throw new EntireError('REF_RACE', 'cannot create entire/checkpoints/v1');
+}
+
+/** The metadata branch tip for reading: local, else the remote-tracking ref. */
+export async function metadataTipForRead(repo: Repo): Promise<string | null> {
+  const local = await readCommit(repo, METADATA_REF);
+  if (local) return local.oid;
+  const remote = await readCommit(repo, METADATA_REMOTE_REF);
+  return remote ? remote.oid : null;
+}

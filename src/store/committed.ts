@@ -1,0 +1,391 @@
+/**
+ * The committed store: checkpoints on `entire/checkpoints/v1` (SPEC §2.3–2.5,
+ * §6.5 condense, §6.6 UpdateCommitted). Writes touch only the checkpoint's
+ * shard; reads accept every legacy shape of §2.10.
+ */
+import { EntireError } from '../errors.js';
+import type { Repo } from '../git/repo.js';
+import { blobOid } from '../git/objects.js';
+import type { TreeChange } from '../git/fastimport.js';
+import { assertCheckpointId, isCheckpointId, shardPath } from '../checkpoint/id.js';
+import { METADATA_REF } from '../checkpoint/shadow.js';
+import { condenseMessage, finalizeMessage, STRATEGY } from '../checkpoint/messages.js';
+import {
+  decodeRootMetadata,
+  decodeSessionMetadata,
+  formatCreatedAt,
+  type RootMetadata,
+  type SessionMetadata,
+  type TokenUsage,
+} from '../checkpoint/metadata.js';
+import { aggregateRoot, chooseSlot, isTranscriptFile, slotFiles, type SlotInfo } from '../checkpoint/layout.js';
+import { chunkIndexOf, joinGeminiChunks, joinJsonlChunks, looksLikeGemini } from '../checkpoint/chunks.js';
+import { decodePromptFile } from '../checkpoint/prompts.js';
+import { CLI_VERSION } from '../version.js';
+import { casWrite, ensureMetadataBranch, metadataTipForRead } from './branch.js';
+import { readBlob, readDir, readTreeByOid, subdirs, files as fileEntries } from './tree.js';
+import { PreRedacted, type TranscriptInput } from './content.js';
+import type { TreeEntry } from '../git/objects.js';
+
+export interface SessionWrite {
+  checkpointId: string;
+  sessionId: string;
+  /** Display name (`Claude Code`, …). */
+  agent?: string;
+  /** Whole transcript; plain text is redacted here. null = none stored. */
+  transcript: TranscriptInput;
+  format: 'jsonl' | 'json';
+  /** User prompts (redacted here). */
+  prompts: string[];
+  filesTouched: string[];
+  checkpointsCount: number;
+  branch?: string;
+  createdAt?: Date;
+  turnId?: string;
+  transcriptIdentifierAtStart?: string;
+  checkpointTranscriptStart?: number;
+  tokenUsage?: TokenUsage;
+  summary?: unknown;
+  transcriptPath?: string;
+  isTask?: boolean;
+  toolUseId?: string;
+  /** For the commit message's `Ephemeral-branch` trailer. */
+  shadowBranch: string;
+}
+
+export interface SessionUpdate {
+  checkpointId: string;
+  sessionId: string;
+  transcript: TranscriptInput;
+  format: 'jsonl' | 'json';
+  prompts: string[];
+  /** Replace the slot's token usage when given (SPEC §6.6 step 3). */
+  tokenUsage?: TokenUsage;
+}
+
+type Redactor = typeof import('../redact/index.js');
+let redactor: Redactor | undefined;
+async function redact(): Promise<Redactor> {
+  redactor ??= await import('../redact/index.js');
+  return redactor;
+}
+
+async function redactedTranscript(t: TranscriptInput, format: 'jsonl' | 'json'): Promise<Buffer | null> {
+  if (t === null) return null;
+  if (t instanceof PreRedacted) return Buffer.from(t.text, 'utf8');
+  return Buffer.from((await redact()).redactTranscript(t, format), 'utf8');
+}
+
+async function redactedPrompts(prompts: string[]): Promise<string[]> {
+  if (prompts.length === 0) return [];
+  const r = await redact();
+  return prompts.map((p) => r.redactString(p));
+}
+
+// ------------------------------------------------------------------ reading tree state
+
+interface CheckpointDir {
+  shard: string;
+  entries: TreeEntry[];
+  root: RootMetadata | null;
+  slots: SlotInfo[];
+}
+
+function parseJson(buf: Buffer, path: string): unknown {
+  try {
+    return JSON.parse(buf.toString('utf8'));
+  } catch (e) {
+    throw new EntireError('CORRUPT_METADATA', `corrupt metadata.json at ${path} on entire/checkpoints/v1`, { cause: e, detail: { path } });
+  }
+}
+
+async function loadCheckpointDir(repo: Repo, commit: string, id: string): Promise<CheckpointDir | null> {
+  const shard = shardPath(id);
+  const entries = await readDir(repo, commit, shard);
+  if (!entries) return null;
+  const rootBlob = entries.find((e) => e.name === 'metadata.json');
+  let root: RootMetadata | null = null;
+  if (rootBlob) {
+    const data = await repo.objects.read(rootBlob.oid);
+    if (data) root = decodeRootMetadata(parseJson(data.data, `${shard}/metadata.json`), id);
+  }
+  const numeric = subdirs(entries)
+    .filter((e) => /^\d+$/.test(e.name))
+    .sort((a, b) => Number(a.name) - Number(b.name));
+  const slots = await Promise.all(
+    numeric.map(async (e): Promise<SlotInfo | null> => {
+      const list = await readTreeByOid(repo, e.oid);
+      if (!list) return null;
+      const mdEntry = list.find((x) => x.name === 'metadata.json');
+      if (!mdEntry) return null;
+      const md = await repo.objects.read(mdEntry.oid);
+      if (!md) return null;
+      const metadata = decodeSessionMetadata(parseJson(md.data, `${shard}/${e.name}/metadata.json`), id);
+      return { slot: Number(e.name), sessionId: metadata.session_id, metadata, files: fileEntries(list).map((x) => x.name) };
+    }),
+  );
+  return { shard, entries, root, slots: slots.filter((s): s is SlotInfo => s !== null) };
+}
+
+// ------------------------------------------------------------------ writing
+
+/** SPEC §6.5 Condense: write (or replace) one session's slot in checkpoint `id`. */
+export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promise<{ slot: number; commit: string | null }> {
+  assertCheckpointId(w.checkpointId);
+  const transcript = await redactedTranscript(w.transcript, w.format);
+  const prompts = await redactedPrompts(w.prompts);
+  await ensureMetadataBranch(repo);
+  let chosen = 0;
+  const res = await casWrite(repo, METADATA_REF, async (tip) => {
+    const dir = tip ? await loadCheckpointDir(repo, tip, w.checkpointId) : null;
+    const slots = dir?.slots ?? [];
+    const { slot } = chooseSlot(slots, w.sessionId);
+    chosen = slot;
+    const metadata: SessionMetadata = {
+      cli_version: CLI_VERSION,
+      checkpoint_id: w.checkpointId,
+      session_id: w.sessionId,
+      strategy: STRATEGY,
+      created_at: formatCreatedAt(w.createdAt ?? new Date()),
+      checkpoints_count: w.checkpointsCount,
+      files_touched: [...new Set(w.filesTouched)].sort(),
+    };
+    if (w.branch) metadata.branch = w.branch;
+    if (w.agent) metadata.agent = w.agent;
+    if (w.turnId) metadata.turn_id = w.turnId;
+    if (w.isTask) metadata.is_task = true;
+    if (w.toolUseId) metadata.tool_use_id = w.toolUseId;
+    if (w.transcriptIdentifierAtStart) metadata.transcript_identifier_at_start = w.transcriptIdentifierAtStart;
+    if (w.checkpointTranscriptStart) metadata.checkpoint_transcript_start = w.checkpointTranscriptStart;
+    if (w.tokenUsage) metadata.token_usage = w.tokenUsage;
+    if (w.summary !== undefined) metadata.summary = w.summary;
+    if (w.transcriptPath) metadata.transcript_path = w.transcriptPath;
+    const filesMap = slotFiles({ metadata, transcript, format: w.format, prompts });
+    const base = `${shardPath(w.checkpointId)}/${slot}`;
+    const changes: TreeChange[] = [{ op: 'delete', path: base }];
+    for (const [name, content] of filesMap) changes.push({ op: 'put', path: `${base}/${name}`, content });
+    const newSlot: SlotInfo = { slot, sessionId: w.sessionId, metadata, files: [...filesMap.keys()] };
+    const allSlots = [...slots.filter((s) => s.slot !== slot), newSlot];
+    changes.push({
+      op: 'put',
+      path: `${shardPath(w.checkpointId)}/metadata.json`,
+      content: aggregateRoot({
+        checkpointId: w.checkpointId,
+        shard: shardPath(w.checkpointId),
+        cliVersion: CLI_VERSION,
+        strategy: STRATEGY,
+        branch: w.branch,
+        slots: allSlots,
+        previous: dir?.root ?? null,
+      }),
+    });
+    return {
+      message: condenseMessage({ checkpointId: w.checkpointId, sessionId: w.sessionId, agent: w.agent, shadowBranch: w.shadowBranch }),
+      changes,
+    };
+  });
+  return { slot: chosen, commit: res.changed ? res.oid : null };
+}
+
+/**
+ * SPEC §6.6 UpdateCommitted: replace a committed session's transcript and
+ * prompts. The slot is found by session id only; empty values clear files.
+ */
+export async function updateCommittedSession(repo: Repo, u: SessionUpdate): Promise<{ changed: boolean; commit: string | null }> {
+  assertCheckpointId(u.checkpointId);
+  const transcript = await redactedTranscript(u.transcript, u.format);
+  const prompts = await redactedPrompts(u.prompts);
+  const res = await casWrite(repo, METADATA_REF, async (tip) => {
+    const dir = tip ? await loadCheckpointDir(repo, tip, u.checkpointId) : null;
+    if (!tip || !dir) throw new EntireError('CHECKPOINT_NOT_FOUND', `checkpoint ${u.checkpointId} not found`);
+    const slotInfo = dir.slots.find((s) => s.sessionId === u.sessionId);
+    if (!slotInfo) {
+      throw new EntireError('SESSION_NOT_FOUND', `session ${u.sessionId} has no slot in checkpoint ${u.checkpointId}`);
+    }
+    const base = `${dir.shard}/${slotInfo.slot}`;
+    const slotTree = await readDir(repo, tip, base);
+    const existing = new Map((slotTree ?? []).map((e) => [e.name, e.oid]));
+    const metadata: SessionMetadata = { ...slotInfo.metadata };
+    if (u.tokenUsage) metadata.token_usage = u.tokenUsage;
+    const wanted = slotFiles({ metadata, transcript, format: u.format, prompts });
+    // metadata.json is rewritten only when usage changed, so its bytes (and
+    // unknown keys, as decoded) are otherwise left exactly as stored
+    if (!u.tokenUsage) wanted.delete('metadata.json');
+    const changes: TreeChange[] = [];
+    for (const name of existing.keys()) {
+      const managed = isTranscriptFile(name) || name === 'prompt.txt' || name === 'context.md';
+      if (managed && !wanted.has(name)) changes.push({ op: 'delete', path: `${base}/${name}` });
+    }
+    for (const [name, content] of wanted) {
+      if (existing.get(name) !== blobOid(content, repo.objectFormat)) changes.push({ op: 'put', path: `${base}/${name}`, content });
+    }
+    const files = new Set(existing.keys());
+    for (const c of changes) {
+      const n = c.path.slice(base.length + 1);
+      if (c.op === 'delete') files.delete(n);
+      else files.add(n);
+    }
+    const slots = dir.slots.map((s) => (s.slot === slotInfo.slot ? { ...s, metadata, files: [...files] } : s));
+    const rootText = aggregateRoot({
+      checkpointId: u.checkpointId,
+      shard: dir.shard,
+      cliVersion: dir.root?.cli_version ?? CLI_VERSION,
+      strategy: dir.root?.strategy ?? STRATEGY,
+      branch: dir.root?.branch,
+      slots,
+      previous: dir.root,
+    });
+    const rootEntry = dir.entries.find((e) => e.name === 'metadata.json');
+    if (!rootEntry || rootEntry.oid !== blobOid(rootText, repo.objectFormat)) {
+      changes.push({ op: 'put', path: `${dir.shard}/metadata.json`, content: rootText });
+    }
+    if (changes.length === 0) return null;
+    return { message: finalizeMessage(u.checkpointId), changes };
+  });
+  return { changed: res.changed, commit: res.changed ? res.oid : null };
+}
+
+// ------------------------------------------------------------------ reading
+
+export interface CommittedSessionView {
+  slot: number;
+  metadata: SessionMetadata;
+  files: string[];
+}
+
+export interface CheckpointView {
+  checkpointId: string;
+  root: RootMetadata;
+  sessions: CommittedSessionView[];
+}
+
+/**
+ * Resolve the slots of a checkpoint the way readers must (§2.10): the root's
+ * `sessions[]` paths that exist, plus unreferenced numeric dirs with a
+ * `metadata.json`, numerically; a root without sessions is one session.
+ */
+async function sessionsOf(repo: Repo, commit: string, id: string, dir: CheckpointDir): Promise<CommittedSessionView[]> {
+  if (dir.slots.length > 0) return dir.slots.map((s) => ({ slot: s.slot, metadata: s.metadata, files: s.files }));
+  // legacy: the checkpoint dir itself holds one session
+  const md = await readBlob(repo, commit, `${dir.shard}/metadata.json`);
+  if (!md) return [];
+  const metadata = decodeSessionMetadata(parseJson(md, `${dir.shard}/metadata.json`), id);
+  if (!metadata.session_id) return [];
+  return [{ slot: -1, metadata, files: fileEntries(dir.entries).map((e) => e.name) }];
+}
+
+export async function readCheckpoint(repo: Repo, id: string): Promise<CheckpointView | null> {
+  assertCheckpointId(id);
+  const tip = await metadataTipForRead(repo);
+  if (!tip) return null;
+  const dir = await loadCheckpointDir(repo, tip, id);
+  if (!dir) return null;
+  const sessions = await sessionsOf(repo, tip, id, dir);
+  const root: RootMetadata = dir.root ?? {
+    checkpoint_id: id,
+    strategy: STRATEGY,
+    checkpoints_count: 0,
+    files_touched: null,
+    sessions: [],
+  };
+  return { checkpointId: id, root, sessions };
+}
+
+export interface SessionContent {
+  slot: number;
+  metadata: SessionMetadata;
+  /** Reassembled transcript (chunks joined), or null when none is stored. */
+  transcript: Buffer | null;
+  format: 'jsonl' | 'json';
+  prompts: string[];
+  context: string | null;
+  contentHash: string | null;
+}
+
+/** One session's content, by slot number or session id. */
+export async function readSessionContent(repo: Repo, id: string, which: { slot?: number; sessionId?: string }): Promise<SessionContent> {
+  const view = await readCheckpoint(repo, id);
+  if (!view) throw new EntireError('CHECKPOINT_NOT_FOUND', `checkpoint ${id} not found`);
+  const s =
+    which.sessionId !== undefined
+      ? view.sessions.find((x) => x.metadata.session_id === which.sessionId)
+      : view.sessions.find((x) => x.slot === which.slot) ??
+        (which.slot === 0 && view.sessions.length === 1 && view.sessions[0]!.slot === -1 ? view.sessions[0] : undefined);
+  if (!s) {
+    if (which.sessionId !== undefined) throw new EntireError('SESSION_NOT_FOUND', `session ${which.sessionId} not in checkpoint ${id}`);
+    throw new EntireError('INVALID_SLOT', `checkpoint ${id} has no session slot ${which.slot} (it has ${view.sessions.length})`);
+  }
+  const tip = (await metadataTipForRead(repo))!;
+  const dirPath = s.slot < 0 ? shardPath(id) : `${shardPath(id)}/${s.slot}`;
+  const chunkNames = s.files
+    .map((n) => ({ n, i: chunkIndexOf(n) }))
+    .filter((x): x is { n: string; i: number } => x.i !== null)
+    .sort((a, b) => a.i - b.i || (a.n.endsWith('.log') ? 1 : -1));
+  // full.jsonl wins over a legacy full.log for chunk 0
+  const seen = new Set<number>();
+  const ordered = chunkNames.filter((c) => (seen.has(c.i) ? false : (seen.add(c.i), true)));
+  const chunks: Buffer[] = [];
+  for (const c of ordered) {
+    const b = await readBlob(repo, tip, `${dirPath}/${c.n}`);
+    if (b) chunks.push(b);
+  }
+  const isGemini = s.metadata.agent === 'Gemini CLI' || (!s.metadata.agent && chunks.length > 0 && looksLikeGemini(chunks[0]!));
+  const format: 'jsonl' | 'json' = isGemini ? 'json' : 'jsonl';
+  const transcript = chunks.length === 0 ? null : format === 'json' ? joinGeminiChunks(chunks) : joinJsonlChunks(chunks);
+  const prompt = await readBlob(repo, tip, `${dirPath}/prompt.txt`);
+  const context = await readBlob(repo, tip, `${dirPath}/context.md`);
+  const hash = await readBlob(repo, tip, `${dirPath}/content_hash.txt`);
+  return {
+    slot: s.slot < 0 ? 0 : s.slot,
+    metadata: s.metadata,
+    transcript,
+    format,
+    prompts: prompt ? decodePromptFile(prompt.toString('utf8')) : [],
+    context: context ? context.toString('utf8') : null,
+    contentHash: hash ? hash.toString('utf8').trim() : null,
+  };
+}
+
+export interface CheckpointListItem {
+  checkpointId: string;
+  root: RootMetadata | null;
+  /** Set when the root metadata could not be parsed. */
+  error?: string;
+}
+
+/** Every checkpoint on the branch (root summaries only; pipelined reads). */
+export async function listCheckpoints(repo: Repo): Promise<CheckpointListItem[]> {
+  const tip = await metadataTipForRead(repo);
+  if (!tip) return [];
+  const rootEntries = (await readDir(repo, tip, '')) ?? [];
+  const shards = subdirs(rootEntries).filter((e) => /^[0-9a-f]{2}$/.test(e.name));
+  const shardLists = await Promise.all(shards.map(async (s) => ({ s, list: (await readTreeByOid(repo, s.oid)) ?? [] })));
+  const items: Promise<CheckpointListItem>[] = [];
+  for (const { s, list } of shardLists) {
+    for (const e of subdirs(list)) {
+      const id = s.name + e.name;
+      if (!isCheckpointId(id)) continue;
+      items.push(
+        (async (): Promise<CheckpointListItem> => {
+          const md = await repo.objects.read(`${tip}:${s.name}/${e.name}/metadata.json`);
+          if (!md) return { checkpointId: id, root: null };
+          try {
+            return { checkpointId: id, root: decodeRootMetadata(JSON.parse(md.data.toString('utf8')), id) };
+          } catch {
+            return { checkpointId: id, root: null, error: `corrupt metadata.json at ${s.name}/${e.name}/metadata.json` };
+          }
+        })(),
+      );
+    }
+  }
+  return Promise.all(items);
+}
+
+/** Does checkpoint `id` exist on the branch (local or remote-tracking)? One tree lookup. */
+export async function checkpointExists(repo: Repo, id: string): Promise<boolean> {
+  if (!isCheckpointId(id)) return false;
+  const tip = await metadataTipForRead(repo);
+  if (!tip) return false;
+  const o = await repo.objects.read(`${tip}:${shardPath(id)}`);
+  return o !== null && o.type === 'tree';
+}

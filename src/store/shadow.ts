@@ -1,0 +1,196 @@
+/**
+ * The shadow store: work-in-progress steps on `entire/<base7>-<wt6>`
+ * (SPEC §2.1, §2.8, §6.2 step 3, §6.10). Local only, never pushed.
+ */
+import type { Repo } from '../git/repo.js';
+import { EMPTY_TREE } from '../git/repo.js';
+import { blobOid } from '../git/objects.js';
+import type { TreeChange } from '../git/fastimport.js';
+import { snapshotTree } from '../git/snapshot.js';
+import { readRef, updateRefs } from '../git/refs.js';
+import { runGit } from '../git/exec.js';
+import { shadowBranchName } from '../checkpoint/shadow.js';
+import { shadowStepMessage } from '../checkpoint/messages.js';
+import { chunkFileName, chunkJsonl, chunkGeminiJson, chunkIndexOf, joinJsonlChunks, joinGeminiChunks } from '../checkpoint/chunks.js';
+import { encodeContextFile, encodePromptFile } from '../checkpoint/prompts.js';
+import { casWrite } from './branch.js';
+import { readCommit, readDir, readBlob } from './tree.js';
+import { PreRedacted, type TranscriptInput } from './content.js';
+
+export interface StepMetadata {
+  transcript: TranscriptInput;
+  format: 'jsonl' | 'json';
+  prompts: string[];
+  /** Last assistant text. */
+  summary?: string;
+}
+
+export interface StepWrite {
+  baseCommit: string;
+  worktreeId: string;
+  sessionId: string;
+  /** F(s) paths of this step, taken from the work tree. */
+  paths: string[];
+  /** For a new branch: every path git status lists (the rest of the dirty tree). */
+  statusPaths?: string[];
+  metadata: StepMetadata | null;
+  subject: string;
+  taskToolUseId?: string;
+  /** Subagent files (already named relative to the task dir) → content (redacted here). */
+  taskFiles?: Record<string, string>;
+}
+
+export function metadataDir(sessionId: string): string {
+  return `.entire/metadata/${sessionId}`;
+}
+
+async function redactText(text: string, format: 'jsonl' | 'json' | 'text'): Promise<string> {
+  const r = await import('../redact/index.js');
+  return format === 'text' ? r.redactString(text) : r.redactTranscript(text, format);
+}
+
+async function overlayFiles(sessionId: string, m: StepMetadata): Promise<Map<string, Buffer | string>> {
+  const dir = metadataDir(sessionId);
+  const out = new Map<string, Buffer | string>();
+  if (m.transcript !== null) {
+    const text = m.transcript instanceof PreRedacted ? m.transcript.text : await redactText(m.transcript, m.format);
+    const buf = Buffer.from(text, 'utf8');
+    const chunks = m.format === 'json' ? chunkGeminiJson(buf) : chunkJsonl(buf);
+    chunks.forEach((c, i) => out.set(`${dir}/${chunkFileName(i)}`, c));
+  }
+  const prompts = await Promise.all(m.prompts.map((p) => redactText(p, 'text')));
+  const prompt = encodePromptFile(prompts);
+  if (prompt) out.set(`${dir}/prompt.txt`, prompt);
+  const context = encodeContextFile(prompts);
+  if (context) out.set(`${dir}/context.md`, context);
+  if (m.summary) out.set(`${dir}/summary.txt`, await redactText(m.summary, 'text'));
+  return out;
+}
+
+/**
+ * Write one step. Returns the new tip, or `changed: false` when the tree
+ * would equal the tip's (no empty steps).
+ */
+export async function writeShadowStep(repo: Repo, w: StepWrite): Promise<{ branch: string; commit: string | null; changed: boolean }> {
+  const branch = shadowBranchName(w.baseCommit, w.worktreeId);
+  const ref = `refs/heads/${branch}`;
+  const overlay = w.metadata ? await overlayFiles(w.sessionId, w.metadata) : new Map<string, Buffer | string>();
+  if (w.taskToolUseId && w.taskFiles) {
+    for (const [name, content] of Object.entries(w.taskFiles)) {
+      const text = name.endsWith('.jsonl') ? await redactText(content, 'jsonl') : await redactText(content, 'text');
+      overlay.set(`${metadataDir(w.sessionId)}/tasks/${w.taskToolUseId}/${name}`, text);
+    }
+  }
+  const res = await casWrite(repo, ref, async (tip) => {
+    const tipCommit = tip ? await readCommit(repo, tip) : null;
+    let baseTree: string;
+    let paths = w.paths;
+    if (tipCommit) {
+      baseTree = tipCommit.tree;
+    } else {
+      const head = await readCommit(repo, w.baseCommit);
+      baseTree = head?.tree ?? EMPTY_TREE[repo.objectFormat];
+      paths = [...new Set([...(w.statusPaths ?? []), ...w.paths])];
+    }
+    const tree = await snapshotTree(repo, { baseTree, paths, trustedPaths: new Set(w.statusPaths ?? []) });
+    const changes: TreeChange[] = [];
+    const dir = metadataDir(w.sessionId);
+    // replace the session's transcript files wholesale (chunk count may shrink)
+    const existing = tip ? await listFiles(repo, tip, dir) : new Map<string, string>();
+    for (const [path] of existing) {
+      const name = path.slice(dir.length + 1);
+      const managed = chunkIndexOf(name) !== null || ['prompt.txt', 'context.md', 'summary.txt'].includes(name);
+      if (managed && w.metadata && !overlay.has(path)) changes.push({ op: 'delete', path });
+    }
+    let overlayChanged = false;
+    for (const [path, content] of overlay) {
+      if (existing.get(path) !== blobOid(content, repo.objectFormat)) overlayChanged = true;
+      changes.push({ op: 'put', path, content });
+    }
+    if (tipCommit && tree === tipCommit.tree && !overlayChanged && !changes.some((c) => c.op === 'delete')) return null;
+    return {
+      message: shadowStepMessage({ subject: w.subject, sessionId: w.sessionId, taskToolUseId: w.taskToolUseId }),
+      baseTree: tree,
+      changes,
+    };
+  });
+  return { branch, commit: res.oid, changed: res.changed };
+}
+
+/** Files (recursively) under `dir` in `commit`: path → blob oid. */
+async function listFiles(repo: Repo, commit: string, dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const entries = await readDir(repo, commit, dir);
+  for (const e of entries ?? []) {
+    if (e.mode === '40000') continue;
+    out.set(`${dir}/${e.name}`, e.oid);
+  }
+  return out;
+}
+
+/** The session's transcript as stored on a shadow branch (chunks joined), or null. */
+export async function readShadowTranscript(
+  repo: Repo,
+  rev: string,
+  sessionId: string,
+  format: 'jsonl' | 'json',
+): Promise<Buffer | null> {
+  const dir = metadataDir(sessionId);
+  const entries = await readDir(repo, rev, dir);
+  if (!entries) return null;
+  const names = entries
+    .map((e) => ({ n: e.name, i: chunkIndexOf(e.name) }))
+    .filter((x): x is { n: string; i: number } => x.i !== null)
+    .sort((a, b) => a.i - b.i);
+  const chunks: Buffer[] = [];
+  for (const c of names) {
+    const b = await readBlob(repo, rev, `${dir}/${c.n}`);
+    if (b) chunks.push(b);
+  }
+  if (chunks.length === 0) return null;
+  return format === 'json' ? joinGeminiChunks(chunks) : joinJsonlChunks(chunks);
+}
+
+/**
+ * SPEC §6.10 Migrate: carry a session's shadow work from the branch of its
+ * old base to the branch of the new HEAD.
+ */
+export async function migrateShadow(
+  repo: Repo,
+  o: { fromBase: string; toBase: string; worktreeId: string; sessionId: string; paths: string[] },
+): Promise<{ from: string; to: string; moved: boolean }> {
+  const from = shadowBranchName(o.fromBase, o.worktreeId);
+  const to = shadowBranchName(o.toBase, o.worktreeId);
+  if (from === to) return { from, to, moved: false };
+  const fromTip = await readRef(repo, `refs/heads/${from}`);
+  if (!fromTip) return { from, to, moved: false };
+  const toTip = await readRef(repo, `refs/heads/${to}`);
+  if (!toTip) {
+    const r = await updateRefs(repo, [{ ref: `refs/heads/${to}`, newOid: fromTip, oldOid: null }]);
+    if (r === 'ok') return { from, to, moved: true };
+  }
+  // the new branch exists (another session's): commit our dir and files onto it
+  const dir = metadataDir(o.sessionId);
+  const res = await casWrite(repo, `refs/heads/${to}`, async (tip) => {
+    if (!tip) return null;
+    const changes: TreeChange[] = [{ op: 'delete', path: dir }];
+    const meta = await readDir(repo, fromTip, dir);
+    if (meta) {
+      const sub = await runGit(['rev-parse', `${fromTip}:${dir}`], { cwd: repo.root, allowFailure: true });
+      const oid = sub.stdout.toString('utf8').trim();
+      if (sub.code === 0 && oid) changes.push({ op: 'put-oid', path: dir, oid, mode: '040000' });
+    }
+    for (const p of o.paths) {
+      const ls = await runGit(['ls-tree', '-z', fromTip, '--', p], { cwd: repo.root, allowFailure: true });
+      const line = ls.stdout.toString('utf8').split('\0')[0] ?? '';
+      const m = /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(line);
+      if (m && m[2] === 'blob') changes.push({ op: 'put-oid', path: p, oid: m[3]!, mode: m[1] as '100644' });
+      else changes.push({ op: 'delete', path: p });
+    }
+    return {
+      message: shadowStepMessage({ subject: 'carry forward: uncommitted session files', sessionId: o.sessionId }),
+      changes,
+    };
+  });
+  return { from, to, moved: res.changed };
+}

@@ -1,0 +1,35 @@
+/** Reading directories and files of a commit's tree through cat-file. */
+import type { Repo } from '../git/repo.js';
+import { parseTree, type TreeEntry, isTreeMode, parseCommit, type CommitInfo } from '../git/objects.js';
+
+export async function readCommit(repo: Repo, rev: string): Promise<(CommitInfo & { oid: string }) | null> {
+  const o = await repo.objects.read(rev);
+  if (!o || o.type !== 'commit') return null;
+  return { ...parseCommit(o.data), oid: o.oid };
+}
+
+/** Entries of the tree at `<commit>:<path>` (path `''` = root); null if absent or not a tree. */
+export async function readDir(repo: Repo, commit: string, path: string): Promise<TreeEntry[] | null> {
+  const o = await repo.objects.read(path === '' ? `${commit}^{tree}` : `${commit}:${path}`);
+  if (!o || o.type !== 'tree') return null;
+  return parseTree(o.data, repo.objectFormat);
+}
+
+export async function readTreeByOid(repo: Repo, oid: string): Promise<TreeEntry[] | null> {
+  const o = await repo.objects.read(oid);
+  if (!o || o.type !== 'tree') return null;
+  return parseTree(o.data, repo.objectFormat);
+}
+
+export async function readBlob(repo: Repo, commit: string, path: string): Promise<Buffer | null> {
+  const o = await repo.objects.read(`${commit}:${path}`);
+  return o && o.type === 'blob' ? o.data : null;
+}
+
+export function subdirs(entries: TreeEntry[]): TreeEntry[] {
+  return entries.filter((e) => isTreeMode(e.mode));
+}
+
+export function files(entries: TreeEntry[]): TreeEntry[] {
+  return entries.filter((e) => !isTreeMode(e.mode));
+}
