@@ -132,6 +132,8 @@ async function loadCheckpointDir(repo: Repo, commit: string, id: string): Promis
 /** SPEC §6.5 Condense: write (or replace) one session's slot in checkpoint `id`. */
 export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promise<{ slot: number; commit: string | null }> {
   assertCheckpointId(w.checkpointId);
+  // a checkpoint links a commit; without one there is nothing to link
+  if (!(await repo.objects.read('HEAD^{commit}'))) throw new EntireError('NO_COMMITS', 'the repository has no commits yet');
   const transcript = await redactedTranscript(w.transcript, w.format);
   const prompts = await redactedPrompts(w.prompts);
   await ensureMetadataBranch(repo);

@@ -145,7 +145,7 @@ export function fsck(repo: TempRepo): { ok: boolean; output: string } {
   const r = repo.gitResult(['fsck', '--strict', '--no-progress']);
   const output = (r.stdout ?? '') + (r.stderr ?? '');
   // dangling objects are normal after CAS retries; anything else is a defect
-  const bad = output.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('dangling '));
+  const bad = output.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('dangling ') && !l.startsWith('notice:'));
   return { ok: r.status === 0 && bad.length === 0, output };
 }
 

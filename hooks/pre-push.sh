@@ -1,0 +1,1 @@
+entire_run pre-push "$@"
