@@ -1,0 +1,193 @@
+/**
+ * The agent adapter contract (SPEC §7). Everything here is types only, so
+ * importing it costs nothing at run time; the adapters themselves are loaded
+ * lazily through ./registry.ts.
+ */
+
+export type AgentKey = 'claude-code' | 'gemini' | 'cursor';
+export type AgentDisplayName = 'Claude Code' | 'Gemini CLI' | 'Cursor';
+/** `jsonl`: one JSON value per line (Claude, Cursor); `json`: one document with `messages[]` (Gemini). */
+export type TranscriptFormat = 'jsonl' | 'json';
+
+/** Token counts in the shape stored in session `metadata.json` (SPEC §2.5). */
+export interface TokenUsage {
+  input_tokens: number;
+  cache_creation_tokens: number;
+  cache_read_tokens: number;
+  output_tokens: number;
+  api_call_count: number;
+  /** Claude only: summed usage of the subagent transcripts the analysed range refers to. */
+  subagent_tokens?: TokenUsage;
+}
+
+/**
+ * What a transcript says, from an offset on (SPEC §7). `position` and
+ * `lastIdentifier` always describe the whole transcript; the other fields
+ * only the part at or after the offset.
+ */
+export interface TranscriptAnalysis {
+  /** JSONL: line count (`\n` count, +1 for a non-empty unterminated tail). Gemini: message count. */
+  position: number;
+  /** Claude: last non-empty `uuid`; Gemini: last message `id`; Cursor: `""` (lines carry none). */
+  lastIdentifier: string;
+  /** Edit-tool paths as written in the transcript (usually absolute), deduplicated, first-seen order. */
+  modifiedFiles: string[];
+  /** Cleaned user prompts, in order. */
+  prompts: string[];
+  tokenUsage: TokenUsage;
+  /** Last assistant text, `""` when there is none. */
+  summary: string;
+  /** Claude: subagent ids named by `agentId: <id>` in tool results (deduplicated). */
+  subagentIds: string[];
+}
+
+/** Where a JSONL reader stopped: the start of the first line it has not fully read. */
+export interface TranscriptCursor {
+  /** Byte offset of a line start. */
+  byte: number;
+  /** Number of complete lines before `byte`. */
+  line: number;
+  /** Last identifier seen up to `byte` (so a later read of only new bytes still knows it). */
+  identifier: string;
+}
+
+export interface AnalyzeFileOptions {
+  /** Offset to analyse from: JSONL line number (skip the first N lines) / Gemini message index. */
+  from?: number;
+  /**
+   * JSONL only: a cursor returned by an earlier call on the same file. When it
+   * is still valid (the file did not shrink, the cursor is at a line start and
+   * not after `from`), only the bytes after it are read.
+   */
+  cursor?: TranscriptCursor;
+}
+
+export interface TranscriptFileResult {
+  analysis: TranscriptAnalysis;
+  /** JSONL: where to resume next time. Gemini: undefined. */
+  cursor?: TranscriptCursor;
+  /** False when the file does not exist (the analysis is then empty, position 0). */
+  exists: boolean;
+}
+
+export interface TranscriptPositionResult {
+  position: number;
+  lastIdentifier: string;
+  cursor?: TranscriptCursor;
+  exists: boolean;
+}
+
+// ---------------------------------------------------------------------------
+// Hook events
+
+export type HookEventKind =
+  | 'session-start'
+  | 'session-end'
+  | 'turn-start'
+  | 'turn-end'
+  | 'pre-task'
+  | 'post-task'
+  | 'post-todo'
+  | 'noop';
+
+/** An agent hook's stdin, normalised across agents. */
+export interface HookEvent {
+  kind: HookEventKind;
+  agent: AgentKey;
+  /** The verb as given on the command line (`stop`, `after-agent`, …). */
+  verb: string;
+  /** `""` only for `noop` events. */
+  sessionId: string;
+  transcriptPath?: string;
+  cwd?: string;
+  /** Turn start: the prompt with IDE/system tags removed (SPEC §7.1 prompt rules). */
+  prompt?: string;
+  /** Turn start: the prompt exactly as the agent sent it. */
+  rawPrompt?: string;
+  toolUseId?: string;
+  toolName?: string;
+  toolInput?: Record<string, unknown>;
+  toolResponse?: unknown;
+  /** Claude post-task: `tool_response.agentId`. */
+  subagentId?: string;
+  /** Claude pre/post-task: `tool_input.subagent_type`. */
+  subagentType?: string;
+  /** Claude pre/post-task: `tool_input.description`. */
+  taskDescription?: string;
+  /** Claude post-todo: `tool_input.todos`. */
+  todos?: unknown[];
+  /** SessionStart `source` (startup|resume|clear|compact). */
+  source?: string;
+  /** SessionEnd `reason`. */
+  reason?: string;
+  /** Claude `last_assistant_message` / Gemini `prompt_response`, when sent. */
+  response?: string;
+}
+
+// ---------------------------------------------------------------------------
+// Settings files
+
+export interface HookInstallOptions {
+  /** Claude: write `.claude/settings.local.json` instead of `.claude/settings.json`. */
+  local?: boolean;
+  /** Remove our entries first, then add them again. */
+  force?: boolean;
+}
+
+export interface HookInstallResult {
+  /** Repo-relative path of the settings file (for messages). */
+  file: string;
+  /** Absolute path of the settings file. */
+  path: string;
+  /** False when the file already had every entry (nothing written). */
+  changed: boolean;
+}
+
+export interface HookUninstallResult {
+  /** Repo-relative paths of the files that were rewritten. */
+  files: string[];
+  changed: boolean;
+}
+
+// ---------------------------------------------------------------------------
+// The adapter
+
+export interface AgentAdapter {
+  readonly key: AgentKey;
+  readonly displayName: AgentDisplayName;
+  readonly transcriptFormat: TranscriptFormat;
+  /** Verbs accepted by `entire hooks <key> <verb>`. */
+  readonly hookVerbs: readonly string[];
+
+  /** Install our hook entries into the repo's agent settings file (merge, idempotent). */
+  installHooks(repoRoot: string, options?: HookInstallOptions): HookInstallResult;
+  /** Remove exactly our entries (current and legacy spellings) from every settings file we may have written. */
+  uninstallHooks(repoRoot: string): HookUninstallResult;
+  /** True when our turn-end hook is installed (legacy spellings count). Never throws. */
+  hooksInstalled(repoRoot: string): boolean;
+
+  /** stdin JSON → normalised event; throws EntireError INVALID_INPUT / INVALID_USAGE. */
+  parseHookInput(verb: string, stdinText: string): HookEvent;
+
+  /** Pure analysis of transcript content (whole file or, for JSONL, a chunk starting at a line start). */
+  analyzeTranscript(text: string, options?: { from?: number; baseLine?: number }): TranscriptAnalysis;
+  /** Analysis of a transcript file; JSONL reads only the bytes after a valid cursor. */
+  analyzeTranscriptFile(path: string, options?: AnalyzeFileOptions): TranscriptFileResult;
+  /** Cheap position + last identifier (JSONL: no JSON parsing except the last lines). */
+  transcriptPosition(path: string, cursor?: TranscriptCursor): TranscriptPositionResult;
+  /** Turn end: wait until the agent has flushed the transcript (SPEC §6.2 step 1). */
+  waitForTranscriptFlush(path: string, options: { startedAt: number; capMs?: number }): Promise<FlushResult>;
+
+  /** `transcript_path` from stdin when given, else the agent's default location for the session. */
+  resolveTranscriptPath(repoRoot: string, sessionId: string, stdinPath?: string): string;
+  /** Where `resume`/`rewind` restore a session's transcript when no stored path applies. */
+  restorePath(repoRoot: string, sessionId: string): string;
+  /** Shell command that resumes the session in the agent. */
+  resumeCommand(sessionId: string): string;
+}
+
+export type FlushOutcome = 'disabled' | 'sentinel' | 'stable' | 'parsed' | 'timeout';
+export interface FlushResult {
+  outcome: FlushOutcome;
+  waitedMs: number;
+}

@@ -1,0 +1,142 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupAll, tempDir } from '../helpers/repo.js';
+import { AGENT_KEYS, agentByDisplayName, agentInfo, getAgent, isAgentKey } from '../../src/agents/registry.js';
+import { sanitizePathForDir, toRepoRelative } from '../../src/agents/paths.js';
+import { cleanCursorPrompt, cleanPrompt } from '../../src/agents/text.js';
+import { EntireError } from '../../src/errors.js';
+
+afterAll(cleanupAll);
+
+const savedEnv = { ...process.env };
+afterEach(() => {
+  for (const k of ['HOME', 'ENTIRE_TEST_CLAUDE_PROJECT_DIR', 'ENTIRE_TEST_GEMINI_PROJECT_DIR', 'ENTIRE_TEST_CURSOR_PROJECT_DIR']) {
+    if (savedEnv[k] === undefined) delete process.env[k];
+    else process.env[k] = savedEnv[k];
+  }
+});
+
+describe('registry', () => {
+  it('lists the three agents in support order', () => {
+    expect(AGENT_KEYS).toEqual(['claude-code', 'gemini', 'cursor']);
+    expect(isAgentKey('gemini')).toBe(true);
+    expect(isAgentKey('codex')).toBe(false);
+  });
+
+  it.each([
+    ['claude-code', 'Claude Code', 'jsonl', 'claude -r s1'],
+    ['gemini', 'Gemini CLI', 'json', 'gemini --resume s1'],
+    ['cursor', 'Cursor', 'jsonl', 'cursor-agent --resume s1'],
+  ] as const)('getAgent(%s) loads the adapter', async (key, name, format, resume) => {
+    const a = await getAgent(key);
+    expect(a.key).toBe(key);
+    expect(a.displayName).toBe(name);
+    expect(a.transcriptFormat).toBe(format);
+    expect(a.resumeCommand('s1')).toBe(resume);
+    expect(agentByDisplayName(name)?.key).toBe(key);
+    expect(agentInfo(key).displayName).toBe(name);
+  });
+
+  it('unknown keys throw UNKNOWN_AGENT with a clear message', async () => {
+    await expect(getAgent('codex')).rejects.toBeInstanceOf(EntireError);
+    await expect(getAgent('codex')).rejects.toMatchObject({ code: 'UNKNOWN_AGENT', message: 'Unknown agent "codex".' });
+    expect(() => agentInfo('x')).toThrow('Unknown agent "x".');
+    expect(agentByDisplayName('Agent')).toBeUndefined();
+  });
+
+  it('hook verbs per agent (SPEC §7)', async () => {
+    expect((await getAgent('claude-code')).hookVerbs).toEqual(
+      expect.arrayContaining(['session-start', 'session-end', 'user-prompt-submit', 'stop', 'pre-task', 'post-task', 'post-todo']),
+    );
+    expect((await getAgent('gemini')).hookVerbs).toEqual(
+      expect.arrayContaining(['before-agent', 'after-agent', 'before-model', 'after-model', 'before-tool-selection', 'before-tool', 'after-tool', 'pre-compress', 'notification']),
+    );
+    expect((await getAgent('cursor')).hookVerbs).toEqual(
+      expect.arrayContaining(['session-start', 'before-submit-prompt', 'stop', 'session-end']),
+    );
+  });
+});
+
+describe('transcript locations', () => {
+  it('Claude: ~/.claude/projects/<root with non-alphanumerics as "-">/<sid>.jsonl; stdin path preferred; env override', async () => {
+    const home = tempDir();
+    process.env['HOME'] = home;
+    delete process.env['ENTIRE_TEST_CLAUDE_PROJECT_DIR'];
+    const claude = await getAgent('claude-code');
+    const expected = join(home, '.claude', 'projects', '-home-dev-projects-acme-api', 'sid-1.jsonl');
+    expect(claude.restorePath('/home/dev/projects/acme-api', 'sid-1')).toBe(expected);
+    expect(claude.resolveTranscriptPath('/home/dev/projects/acme-api', 'sid-1')).toBe(expected);
+    expect(claude.resolveTranscriptPath('/home/dev/projects/acme-api', 'sid-1', '/given/t.jsonl')).toBe('/given/t.jsonl');
+    process.env['ENTIRE_TEST_CLAUDE_PROJECT_DIR'] = '/override';
+    expect(claude.restorePath('/x', 'sid-2')).toBe('/override/sid-2.jsonl');
+  });
+
+  it('Gemini: stdin path, else the newest chats/session-*-<sid8>.json, else the restore name', async () => {
+    const dir = tempDir();
+    process.env['ENTIRE_TEST_GEMINI_PROJECT_DIR'] = dir;
+    const gemini = await getAgent('gemini');
+    const sid = '5b2e9d41-7c3a-4f68-b1d0-93e6a4c8f215';
+    expect(gemini.resolveTranscriptPath('/r', sid)).toBe(join(dir, `session-${sid}.json`));
+    mkdirSync(dir, { recursive: true });
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(dir, 'session-2026-02-13T08-40-5b2e9d41.json'), '{}');
+    writeFileSync(join(dir, 'session-2026-02-14T08-40-5b2e9d41.json'), '{}');
+    writeFileSync(join(dir, 'session-2026-02-15T08-40-aaaaaaaa.json'), '{}');
+    expect(gemini.resolveTranscriptPath('/r', sid)).toBe(join(dir, 'session-2026-02-14T08-40-5b2e9d41.json'));
+    expect(gemini.resolveTranscriptPath('/r', sid, '/t.json')).toBe('/t.json');
+  });
+
+  it('sanitises every non-alphanumeric character', () => {
+    expect(sanitizePathForDir('/home/dev/my.repo_x')).toBe('-home-dev-my-repo-x');
+  });
+});
+
+describe('toRepoRelative', () => {
+  it('makes paths repo-relative, drops outside paths, the root and .entire/, dedups in order', () => {
+    const root = '/home/dev/projects/acme-api';
+    expect(
+      toRepoRelative(
+        [
+          `${root}/src/a.ts`,
+          '/home/dev/projects/acme-api-other/x.ts',
+          '/etc/passwd',
+          `${root}/.entire/metadata/s/full.jsonl`,
+          `${root}/.entire`,
+          `${root}/.entirely.txt`,
+          root,
+          'src/b.ts',
+          './src/a.ts',
+          `${root}/src/../README.md`,
+          '',
+        ],
+        root,
+      ),
+    ).toEqual(['src/a.ts', '.entirely.txt', 'src/b.ts', 'README.md']);
+  });
+
+  it('resolves relative paths against cwd when given', () => {
+    expect(toRepoRelative(['x.ts', '../y.ts'], '/r', { cwd: '/r/sub' })).toEqual(['sub/x.ts', 'y.ts']);
+  });
+
+  it('matches a root reached through a symlink', () => {
+    const base = tempDir();
+    mkdirSync(join(base, 'real'));
+    symlinkSync(join(base, 'real'), join(base, 'link'));
+    expect(toRepoRelative([join(base, 'real', 'f.ts')], join(base, 'link'))).toEqual(['f.ts']);
+  });
+});
+
+describe('prompt cleaning', () => {
+  it('removes <ide_*> elements with attributes and the named system elements', () => {
+    expect(cleanPrompt('<ide_selection path="a">sel\n</ide_selection>\nDo it')).toBe('Do it');
+    expect(cleanPrompt('  plain  ')).toBe('plain');
+    expect(cleanPrompt('<b>bold</b> stays')).toBe('<b>bold</b> stays');
+    expect(cleanPrompt('<system-reminder>a</system-reminder>x<system-reminder>b</system-reminder>')).toBe('x');
+  });
+
+  it('Cursor: leading <timestamp> dropped, <user_query> unwrapped', () => {
+    expect(cleanCursorPrompt('<timestamp>t</timestamp>\n<user_query>\nhello\n</user_query>')).toBe('hello');
+    expect(cleanCursorPrompt('see <timestamp>t</timestamp>')).toBe('see <timestamp>t</timestamp>');
+  });
+});
