@@ -1,0 +1,168 @@
+/**
+ * The log (SPEC §9): JSON lines in `<worktree>/.entire/logs/entire.log`
+ * (0600, rotated to `entire.log.1` at 5 MB):
+ * `{time, level, msg, component, hook?, session_id?, checkpoint_id?, duration_ms?, error?}`.
+ * Never throws (I/O errors are swallowed), appends synchronously, and stats
+ * the file for rotation at most once per process. Callers MUST NOT log
+ * prompt text, transcript content, file contents or secrets.
+ */
+import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { encodeJsonLine } from './checkpoint/json.js';
+import { describeError } from './errors.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export const LOG_FILE_NAME = 'entire.log';
+export const LOG_ROTATE_BYTES = 5 * 1024 * 1024;
+
+const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+/** Level names as Go's slog writes them. */
+const LEVEL_NAME: Record<LogLevel, string> = { debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR' };
+
+export interface LogFields {
+  hook?: string;
+  session_id?: string;
+  checkpoint_id?: string;
+  duration_ms?: number;
+  /** An Error (message and cause chain are logged) or a string. */
+  error?: unknown;
+}
+
+export interface Logger {
+  readonly level: LogLevel;
+  isEnabled(level: LogLevel): boolean;
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields | Error): void;
+  error(msg: string, fields?: LogFields | Error): void;
+  /** A logger that adds these fields to every line. */
+  with(fields: Omit<LogFields, 'error' | 'duration_ms'>): Logger;
+}
+
+/** A level name (debug/info/warn/warning/error, any case), else null. */
+export function parseLogLevel(value: string | undefined | null): LogLevel | null {
+  switch ((value ?? '').trim().toLowerCase()) {
+    case 'debug':
+      return 'debug';
+    case 'info':
+      return 'info';
+    case 'warn':
+    case 'warning':
+      return 'warn';
+    case 'error':
+      return 'error';
+    default:
+      return null;
+  }
+}
+
+/** `ENTIRE_LOG_LEVEL` wins, then settings `log_level`, else info. */
+export function resolveLogLevel(envValue: string | undefined, settingsValue: string | undefined | null): LogLevel {
+  return parseLogLevel(envValue) ?? parseLogLevel(settingsValue) ?? 'info';
+}
+
+/** `<worktree>/.entire/logs` */
+export function logDirFor(worktreeRoot: string): string {
+  return join(worktreeRoot, '.entire', 'logs');
+}
+
+interface FileState {
+  size: number;
+  ready: boolean;
+  failed: boolean;
+}
+const files = new Map<string, FileState>();
+
+function append(path: string, dir: string, line: string): void {
+  let st = files.get(path);
+  if (!st) {
+    st = { size: 0, ready: false, failed: false };
+    files.set(path, st);
+  }
+  if (st.failed) return;
+  try {
+    if (!st.ready) {
+      mkdirSync(dir, { recursive: true, mode: 0o750 });
+      try {
+        st.size = statSync(path).size; // the one stat per process
+      } catch {
+        st.size = 0;
+      }
+      st.ready = true;
+    }
+    if (st.size >= LOG_ROTATE_BYTES) {
+      try {
+        renameSync(path, `${path}.1`);
+      } catch {
+        /* another process rotated it already */
+      }
+      st.size = 0;
+    }
+    appendFileSync(path, line, { mode: 0o600 });
+    st.size += Buffer.byteLength(line);
+  } catch {
+    st.failed = true; // logging never throws, and stops trying after a failure
+  }
+}
+
+function errorText(e: unknown): string {
+  return typeof e === 'string' ? e : describeError(e);
+}
+
+function build(
+  path: string | null,
+  dir: string,
+  level: LogLevel,
+  component: string,
+  bound: Omit<LogFields, 'error' | 'duration_ms'>,
+): Logger {
+  const write = (lvl: LogLevel, msg: string, f: LogFields | Error | undefined): void => {
+    if (path === null || RANK[lvl] < RANK[level]) return;
+    try {
+      const fields: LogFields = f instanceof Error ? { error: f } : (f ?? {});
+      const rec: Record<string, unknown> = { time: new Date().toISOString(), level: LEVEL_NAME[lvl], msg, component };
+      const hook = fields.hook ?? bound.hook;
+      const sid = fields.session_id ?? bound.session_id;
+      const cid = fields.checkpoint_id ?? bound.checkpoint_id;
+      if (hook !== undefined) rec['hook'] = hook;
+      if (sid !== undefined) rec['session_id'] = sid;
+      if (cid !== undefined) rec['checkpoint_id'] = cid;
+      if (fields.duration_ms !== undefined) rec['duration_ms'] = Math.round(fields.duration_ms);
+      if (fields.error !== undefined && fields.error !== null) rec['error'] = errorText(fields.error);
+      append(path, dir, encodeJsonLine(rec) + '\n');
+    } catch {
+      /* never throw from logging */
+    }
+  };
+  return {
+    level,
+    isEnabled: (l) => path !== null && RANK[l] >= RANK[level],
+    debug: (msg, f) => write('debug', msg, f),
+    info: (msg, f) => write('info', msg, f),
+    warn: (msg, f) => write('warn', msg, f),
+    error: (msg, f) => write('error', msg, f),
+    with: (more) => build(path, dir, level, component, { ...bound, ...more }),
+  };
+}
+
+export interface LoggerOptions {
+  /** `<worktree>/.entire/logs`; null/undefined → a logger that writes nothing. */
+  logDir?: string | null;
+  /** The settings `log_level`; `ENTIRE_LOG_LEVEL` overrides it; default info. */
+  level?: string | null;
+  component: string;
+  /** Environment to read ENTIRE_LOG_LEVEL from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export function createLogger(opts: LoggerOptions): Logger {
+  const env = opts.env ?? process.env;
+  const level = resolveLogLevel(env['ENTIRE_LOG_LEVEL'], opts.level);
+  const dir = opts.logDir ?? '';
+  const path = opts.logDir ? join(opts.logDir, LOG_FILE_NAME) : null;
+  return build(path, dir, level, opts.component, {});
+}
+
+/** A logger that writes nothing (outside a repository). */
+export const nullLogger: Logger = build(null, '', 'error', '', {});

@@ -1,0 +1,255 @@
+/**
+ * Per-session lock `<sid>.lock` (SPEC §4.1): created with O_EXCL, holding
+ * `{"pid","created_ms","token"}`. A lock is stale after 30 s or when its pid
+ * is dead; a stale lock is taken over under a second O_EXCL guard so two
+ * waiters never both take it over. Waiting is bounded (default 5 s, then
+ * EntireError('LOCK_TIMEOUT')). Not re-entrant: do not nest locks of one
+ * session in one process.
+ */
+import { closeSync, fstatSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { EntireError } from '../errors.js';
+import { ensureDir, errnoCode, isNotFound, lockFilePath, sessionsDir, tryUnlink } from './paths.js';
+
+export const LOCK_STALE_MS = 30_000;
+export const LOCK_WAIT_MS = 5_000;
+/** A takeover guard older than this was left by a crashed process. */
+const TAKEOVER_STALE_MS = 10_000;
+
+export interface LockOptions {
+  /** Maximum wait before LOCK_TIMEOUT; default `ENTIRE_LOCK_WAIT_MS` or 5000. */
+  waitMs?: number;
+  /** Age after which a lock is stale regardless of its pid; default 30000. */
+  staleMs?: number;
+}
+
+export interface SessionLock {
+  readonly path: string;
+  /** Remove the lock if it is still ours. Idempotent; never throws. */
+  release(): void;
+}
+
+export interface LockInfo {
+  pid: number | null;
+  createdMs: number;
+  token: string | null;
+  /** The holder is gone (dead pid) or the lock is older than the stale bound. */
+  stale: boolean;
+  ino: number;
+}
+
+function defaultWaitMs(): number {
+  const env = process.env['ENTIRE_LOCK_WAIT_MS'];
+  if (env !== undefined && env !== '' && /^\d+$/.test(env)) return Number(env);
+  return LOCK_WAIT_MS;
+}
+
+export function isPidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: exists but belongs to someone else.
+    return errnoCode(e) === 'EPERM';
+  }
+}
+
+function parseLock(text: string): { pid: number | null; createdMs: number | null; token: string | null } {
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (typeof v === 'object' && v !== null) {
+      const o = v as Record<string, unknown>;
+      return {
+        pid: typeof o['pid'] === 'number' ? o['pid'] : null,
+        createdMs: typeof o['created_ms'] === 'number' ? o['created_ms'] : null,
+        token: typeof o['token'] === 'string' ? o['token'] : null,
+      };
+    }
+  } catch {
+    /* partially written or foreign: fall back to the file's mtime */
+  }
+  return { pid: null, createdMs: null, token: null };
+}
+
+/** Inspect a lock file (for takeover decisions and `doctor`'s stale-lock finding). */
+export function inspectLock(path: string, staleMs = LOCK_STALE_MS, now = Date.now()): LockInfo | null {
+  let st: Stats;
+  let text: string;
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    if (isNotFound(e)) return null;
+    throw e;
+  }
+  try {
+    // stat and content from one descriptor, so they describe the same lock
+    st = fstatSync(fd);
+    text = readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+  const p = parseLock(text);
+  const createdMs = p.createdMs ?? st.mtimeMs;
+  const stale = now - createdMs > staleMs || (p.pid !== null && !isPidAlive(p.pid));
+  return { pid: p.pid, createdMs, token: p.token, stale, ino: st.ino };
+}
+
+type Attempt = { lock: SessionLock } | { retry: true; holderPid: number | null };
+
+function tryCreate(path: string): SessionLock | null {
+  const token = randomBytes(8).toString('hex');
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o600);
+  } catch (e) {
+    if (errnoCode(e) === 'EEXIST') return null;
+    throw e;
+  }
+  try {
+    writeSync(fd, JSON.stringify({ pid: process.pid, created_ms: Date.now(), token }) + '\n');
+  } finally {
+    closeSync(fd);
+  }
+  let released = false;
+  return {
+    path,
+    release(): void {
+      if (released) return;
+      released = true;
+      try {
+        // Only remove the lock if it is still ours (it may have been taken over as stale).
+        const cur = parseLock(readFileSync(path, 'utf8'));
+        if (cur.token === token) unlinkSync(path);
+      } catch {
+        /* gone already, or unreadable: nothing of ours to remove */
+      }
+    },
+  };
+}
+
+/**
+ * Remove a stale lock under the `<lock>.takeover` guard: the guard is a hard
+ * link to the stale lock's inode, created O_EXCL-style by link(2), so only one
+ * process proceeds; it removes the lock only if the path still names the
+ * inode it judged stale. Returns true if the caller should retry at once.
+ */
+function tryTakeover(path: string, stale: LockInfo): boolean {
+  const guard = `${path}.takeover`;
+  try {
+    linkSync(path, guard);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'ENOENT') return true; // the lock vanished: retry creating
+    if (code === 'EEXIST') {
+      // Someone else is taking over; clear a guard left by a crashed process.
+      try {
+        const g = statSync(guard);
+        if (Date.now() - g.ctimeMs > TAKEOVER_STALE_MS) tryUnlink(guard);
+      } catch {
+        /* gone */
+      }
+      return false;
+    }
+    throw e;
+  }
+  try {
+    const g = statSync(guard);
+    if (g.ino !== stale.ino) return true; // the lock was replaced meanwhile: re-evaluate
+    const cur = statSync(path);
+    if (cur.ino === stale.ino) unlinkSync(path);
+    return true;
+  } catch (e) {
+    if (isNotFound(e)) return true;
+    throw e;
+  } finally {
+    tryUnlink(guard);
+  }
+}
+
+function attempt(path: string, staleMs: number): Attempt {
+  const lock = tryCreate(path);
+  if (lock) return { lock };
+  const info = inspectLock(path, staleMs);
+  if (info === null) return { retry: true, holderPid: null }; // released between our calls
+  if (info.stale && tryTakeover(path, info)) {
+    const again = tryCreate(path);
+    if (again) return { lock: again };
+  }
+  return { retry: true, holderPid: info.pid };
+}
+
+function backoff(round: number): number {
+  const base = Math.min(50, 4 * 2 ** Math.min(round, 4));
+  return Math.max(1, Math.round(base * (0.5 + Math.random())));
+}
+
+function timeoutError(path: string, waitMs: number, holderPid: number | null): EntireError {
+  return new EntireError(
+    'LOCK_TIMEOUT',
+    `timed out after ${waitMs} ms waiting for session lock ${path}` + (holderPid !== null ? ` (held by pid ${holderPid})` : ''),
+    { detail: { path, holder_pid: holderPid } },
+  );
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Acquire `<sid>.lock`, waiting up to `waitMs` (blocking the thread between polls). */
+export function acquireSessionLockSync(commonDir: string, sessionId: string, opts: LockOptions = {}): SessionLock {
+  const path = lockFilePath(commonDir, sessionId);
+  ensureDir(sessionsDir(commonDir));
+  const waitMs = opts.waitMs ?? defaultWaitMs();
+  const staleMs = opts.staleMs ?? LOCK_STALE_MS;
+  const deadline = Date.now() + waitMs;
+  for (let round = 0; ; round++) {
+    const r = attempt(path, staleMs);
+    if ('lock' in r) return r.lock;
+    const left = deadline - Date.now();
+    if (left <= 0) throw timeoutError(path, waitMs, r.holderPid);
+    sleepSync(Math.min(left, backoff(round)));
+  }
+}
+
+/** Acquire `<sid>.lock`, waiting up to `waitMs` with jittered async sleeps. */
+export async function acquireSessionLock(commonDir: string, sessionId: string, opts: LockOptions = {}): Promise<SessionLock> {
+  const path = lockFilePath(commonDir, sessionId);
+  ensureDir(sessionsDir(commonDir));
+  const waitMs = opts.waitMs ?? defaultWaitMs();
+  const staleMs = opts.staleMs ?? LOCK_STALE_MS;
+  const deadline = Date.now() + waitMs;
+  for (let round = 0; ; round++) {
+    const r = attempt(path, staleMs);
+    if ('lock' in r) return r.lock;
+    const left = deadline - Date.now();
+    if (left <= 0) throw timeoutError(path, waitMs, r.holderPid);
+    await new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, backoff(round))));
+  }
+}
+
+/** Run `fn` holding the session lock; the lock is always released. */
+export async function withSessionLock<T>(
+  commonDir: string,
+  sessionId: string,
+  fn: () => T | Promise<T>,
+  opts: LockOptions = {},
+): Promise<T> {
+  const lock = await acquireSessionLock(commonDir, sessionId, opts);
+  try {
+    return await fn();
+  } finally {
+    lock.release();
+  }
+}
+
+/** Synchronous form of withSessionLock. */
+export function withSessionLockSync<T>(commonDir: string, sessionId: string, fn: () => T, opts: LockOptions = {}): T {
+  const lock = acquireSessionLockSync(commonDir, sessionId, opts);
+  try {
+    return fn();
+  } finally {
+    lock.release();
+  }
+}
