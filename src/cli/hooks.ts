@@ -1,11 +1,96 @@
 /**
- * `entire hooks <agent|git> <verb>`: the hot path. Hooks never fail the
- * caller: every error is logged and the process exits 0 (SPEC §6).
+ * `entire hooks <agent|git> <verb> [args]`: the hot path. Hooks never fail
+ * the caller (P4): every error is logged with its cause, at most one line
+ * goes to stderr, and the exit code is 0.
  */
+import { describeError } from '../errors.js';
+
+const MAX_STDIN_BYTES = 64 * 1024 * 1024;
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return '';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of process.stdin) {
+    const b = c as Buffer;
+    size += b.length;
+    if (size > MAX_STDIN_BYTES) throw new Error(`hook input larger than ${MAX_STDIN_BYTES} bytes`);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export async function runHookCommand(args: string[]): Promise<void> {
   const [group, verb, ...rest] = args;
-  void group;
-  void verb;
-  void rest;
-  process.exitCode = 0;
+  const started = Date.now();
+  let log: import('../log.js').Logger | undefined;
+  let closeRepo: (() => void) | undefined;
+  try {
+    if (!group || !verb) return;
+    const { openHookContext } = await import('../strategy/context.js');
+    const component = group === 'git' ? 'git-hooks' : 'agent-hooks';
+    if (group === 'git') {
+      const opened = await openHookContext(process.cwd(), component, verb, { inheritedIndexFile: process.env['GIT_INDEX_FILE'] });
+      if (!opened.ok) return;
+      const ctx = opened.ctx;
+      log = ctx.log;
+      closeRepo = () => ctx.repo.objects.close();
+      const flows = await import('../strategy/commit-hooks.js');
+      if (verb === 'prepare-commit-msg') await flows.prepareCommitMsg(ctx, rest);
+      else if (verb === 'commit-msg') await flows.commitMsg(ctx, rest);
+      else if (verb === 'post-commit') await flows.postCommit(ctx);
+      else if (verb === 'pre-push') await (await import('../strategy/pre-push.js')).prePush(ctx, rest);
+      ctx.log.info('hook completed', { duration_ms: Date.now() - started });
+      return;
+    }
+    const stdin = await readStdin();
+    const { getAgent } = await import('../agents/registry.js');
+    const adapter = await getAgent(group);
+    const opened = await openHookContext(process.cwd(), component, `${group} ${verb}`);
+    if (!opened.ok) return; // outside a repo or not enabled: silent
+    const ctx = opened.ctx;
+    log = ctx.log;
+    closeRepo = () => ctx.repo.objects.close();
+    const event = adapter.parseHookInput(verb, stdin);
+    const turn = await import('../strategy/turn.js');
+    const sessionLog = ctx.log.with({ session_id: event.sessionId || undefined });
+    ctx.log = sessionLog;
+    switch (event.kind) {
+      case 'session-start': {
+        const msg = await turn.sessionStart(ctx, event);
+        const { encodeJsonLine } = await import('../checkpoint/json.js');
+        process.stdout.write(encodeJsonLine({ systemMessage: msg }) + '\n');
+        break;
+      }
+      case 'turn-start':
+        await turn.turnStart(ctx, event, adapter);
+        break;
+      case 'turn-end': {
+        const r = await turn.turnEnd(ctx, event, adapter, started);
+        if (r.skippedNoCommits) process.stderr.write('Entire: skipping checkpoint. Will activate after first commit.\n');
+        break;
+      }
+      case 'session-end':
+        await turn.sessionEnd(ctx, event);
+        break;
+      case 'pre-task':
+      case 'post-task':
+      case 'post-todo':
+        await (await import('../strategy/subagent.js')).subagentHook(ctx, event, adapter);
+        break;
+      default:
+        break;
+    }
+    sessionLog.info('hook completed', { duration_ms: Date.now() - started });
+  } catch (e) {
+    try {
+      log?.error('hook failed', { error: e, duration_ms: Date.now() - started });
+    } catch {
+      /* logging never throws, but be sure */
+    }
+    process.stderr.write(`[entire] ${group ?? ''} ${verb ?? ''} hook failed: ${describeError(e).split('\n')[0]!.slice(0, 200)}\n`);
+  } finally {
+    closeRepo?.();
+    process.exitCode = 0;
+  }
 }

@@ -1,0 +1,91 @@
+/**
+ * git's own command line, read from the process tree (SPEC §6.3): hooks do
+ * not get it as arguments, yet it is the only reliable way to tell an amend
+ * from `commit -C HEAD`, or a `git merge` from a concluding `git commit`.
+ */
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+
+function readProc(pid: number, file: string): Buffer | null {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`);
+  } catch {
+    return null;
+  }
+}
+
+function parentOf(pid: number): number | null {
+  const stat = readProc(pid, 'stat')?.toString('utf8');
+  if (!stat) return null;
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ppid = Number(rest[1]);
+  return Number.isInteger(ppid) && ppid > 0 ? ppid : null;
+}
+
+function commOf(pid: number): string | null {
+  return readProc(pid, 'comm')?.toString('utf8').trim() ?? null;
+}
+
+function argvOf(pid: number): string[] | null {
+  const raw = readProc(pid, 'cmdline');
+  if (raw) {
+    const parts = raw.toString('utf8').split('\0');
+    if (parts[parts.length - 1] === '') parts.pop();
+    return parts;
+  }
+  if (process.platform === 'darwin') {
+    try {
+      const out = execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      return out.trim().split(/\s+/);
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/** argv of the nearest ancestor named `git` (hint: `ENTIRE_GIT_PID`), or null. */
+export function gitArgv(env: NodeJS.ProcessEnv = process.env): string[] | null {
+  const hint = Number(env['ENTIRE_GIT_PID']);
+  if (Number.isInteger(hint) && hint > 1) {
+    const comm = commOf(hint);
+    if (comm === 'git' || comm === null) {
+      const a = argvOf(hint);
+      if (a && a.length > 0 && /(^|\/)git$/.test(a[0]!)) return a;
+    }
+  }
+  let pid: number | null = process.ppid;
+  for (let i = 0; i < 8 && pid && pid > 1; i++) {
+    if (commOf(pid) === 'git') return argvOf(pid);
+    pid = parentOf(pid);
+  }
+  return null;
+}
+
+/** The git subcommand (`commit`, `merge`, …) of an argv, skipping global options. */
+export function gitSubcommand(argv: readonly string[]): string | null {
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '-c' || a === '-C' || a === '--git-dir' || a === '--work-tree' || a === '--namespace') {
+      i++;
+      continue;
+    }
+    if (a.startsWith('-')) continue;
+    return a;
+  }
+  return null;
+}
+
+/** SPEC §6.3: an argv token before `--` starting `--am` that prefixes `--amend`. */
+export function isAmend(argv: readonly string[]): boolean {
+  for (const a of argv.slice(1)) {
+    if (a === '--') break;
+    if (a.startsWith('--am') && '--amend'.startsWith(a)) return true;
+  }
+  return false;
+}
+
+/** `--dry-run` / `-n` in a push argv (pre-push also fires for dry runs). */
+export function isDryRunPush(argv: readonly string[]): boolean {
+  return argv.some((a) => a === '--dry-run' || a === '-n' || (/^-[a-zA-Z]+$/.test(a) && a.includes('n') && !a.startsWith('--')));
+}

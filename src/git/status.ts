@@ -1,0 +1,52 @@
+/** Work-tree status and diffs as path lists (always `-z`, never the index lock). */
+import { runGit, splitZ } from './exec.js';
+import type { Repo } from './repo.js';
+
+export interface StatusEntry {
+  path: string;
+  /** Two-letter porcelain code (`??` untracked, ` M`, `A `, `D `, …). */
+  code: string;
+}
+
+/**
+ * `git status --porcelain -z -uall --no-renames`, minus `.entire/`. Paths are
+ * repo-relative. Ignored files are never listed.
+ */
+export async function workTreeStatus(repo: Repo): Promise<StatusEntry[]> {
+  const r = await runGit(
+    ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '-uall', '--no-renames', '--ignore-submodules=all'],
+    { cwd: repo.root },
+  );
+  const out: StatusEntry[] = [];
+  for (const item of splitZ(r.stdout)) {
+    if (item.length < 4) continue;
+    const path = item.slice(3);
+    if (path === '.entire' || path.startsWith('.entire/')) continue;
+    out.push({ code: item.slice(0, 2), path });
+  }
+  return out;
+}
+
+/**
+ * Paths staged for the commit being made, against `base` (SPEC §6.3 P). Uses
+ * the index git handed to the hook (for `commit -a`/`commit <paths>` a
+ * temporary one), read-only, without taking the index lock.
+ */
+export async function stagedPaths(repo: Repo, base: string): Promise<string[]> {
+  const env: Record<string, string | undefined> = {};
+  if (repo.hookIndexFile) env['GIT_INDEX_FILE'] = repo.hookIndexFile;
+  const r = await runGit(['--no-optional-locks', 'diff', '--cached', '--name-only', '-z', '--no-renames', base, '--'], {
+    cwd: repo.root,
+    env,
+  });
+  return splitZ(r.stdout);
+}
+
+/** Paths that differ between two commits (`a` null = the empty tree). */
+export async function changedPaths(repo: Repo, a: string | null, b: string): Promise<string[]> {
+  const args = a
+    ? ['diff-tree', '-r', '--name-only', '-z', '--no-renames', '--no-commit-id', a, b]
+    : ['diff-tree', '-r', '--name-only', '-z', '--no-renames', '--no-commit-id', '--root', b];
+  const r = await runGit(args, { cwd: repo.root });
+  return splitZ(r.stdout);
+}

@@ -1,0 +1,443 @@
+/**
+ * The git side of the capture loop: prepare-commit-msg (SPEC §6.3),
+ * commit-msg (§6.4) and post-commit (§6.5). A trailer is added only when the
+ * commit will get a checkpoint; a write that fails becomes pending work and
+ * is retried, so every trailer resolves (P1) and nothing is lost (P3).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { HookContext } from './context.js';
+import type { SessionState } from '../session/state.js';
+import { sessionsForWorktree, type WorktreeSession } from '../session/index.js';
+import { updateState, writePendingSideFile } from '../session/store.js';
+import { isRebaseInProgress, transition, applyBookkeeping } from '../session/phase.js';
+import { gitArgv, gitSubcommand, isAmend } from '../git/argv.js';
+import { stagedPaths, changedPaths } from '../git/status.js';
+import { configGet, EMPTY_TREE } from '../git/repo.js';
+import { readCommit } from '../store/tree.js';
+import { checkpointExists } from '../store/committed.js';
+import { writeShadowStep } from '../store/shadow.js';
+import { generateCheckpointId } from '../checkpoint/id.js';
+import { shadowBranchName } from '../checkpoint/shadow.js';
+import { collapsePrompt } from '../checkpoint/prompts.js';
+import { CARRY_FORWARD_SUBJECT } from '../checkpoint/messages.js';
+import {
+  addCheckpointTrailer,
+  removeCheckpointTrailers,
+  checkpointIdsInFinalBlock,
+  lastCheckpointIdInFinalBlock,
+  finalTrailerBlock,
+  messageBody,
+} from '../checkpoint/trailers.js';
+import { readIntent, writeIntent, removeIntent, type CommitIntent } from './intent.js';
+import { readPrePrompt } from './scratch.js';
+import { viewWorkTree, turnCandidates } from './worktree.js';
+import { adapterFor, analyze, positionOf, redactedTranscript, readableTranscript } from './transcript.js';
+import { condenseSession, pendingEntry } from './condense.js';
+import { retryPendingCondensations } from './pending.js';
+import { migrateIfMoved } from './migrate.js';
+import { deleteShadowIfUnreferenced } from './shadow-gc.js';
+import { askLink } from './tty.js';
+import { fault } from './faults.js';
+import { describeError, EntireError } from '../errors.js';
+
+const INTENT_MAX_AGE_MS = 60 * 60 * 1000;
+
+// ------------------------------------------------------------------ helpers
+
+async function commentCharOf(ctx: HookContext): Promise<string | null> {
+  const v = await configGet(ctx.repo, 'core.commentChar');
+  if (v === null || v === '') return '#';
+  // `auto` (or anything we cannot be sure of) → no comment lines of ours
+  return v.length === 1 ? v : null;
+}
+
+function liveSessions(ctx: HookContext): WorktreeSession[] {
+  return sessionsForWorktree(ctx.repo.commonDir, ctx.repo.root, ctx.repo.worktreeId).sessions;
+}
+
+/** cand(s) (SPEC §6.3): files_touched, plus the running turn's changes when ACTIVE. */
+async function candidatesOf(ctx: HookContext, s: SessionState, view: Awaited<ReturnType<typeof viewWorkTree>> | null): Promise<Set<string>> {
+  const cand = new Set(s.files_touched ?? []);
+  if (s.phase === 'active') {
+    const adapter = await adapterFor(s);
+    const pre = readPrePrompt(ctx.repo.root, s.session_id);
+    const turn = analyze(adapter, s.transcript_path, pre?.step_transcript_start ?? s.checkpoint_transcript_start ?? 0);
+    const v = view ?? (await viewWorkTree(ctx.repo));
+    for (const p of turnCandidates({ root: ctx.repo.root, editPaths: turn?.modifiedFiles ?? [], before: pre ? pre.dirty_files : null, now: v })) {
+      cand.add(p);
+    }
+    // ACTIVE without a transcript: what the session is known to touch is all we have
+    if (!s.transcript_path || !readableTranscript(s.transcript_path)) for (const p of v.differing) if (!pre || pre.dirty_files[p] === undefined) cand.add(p);
+  }
+  return cand;
+}
+
+async function lastPromptOf(s: SessionState): Promise<string> {
+  try {
+    const adapter = await adapterFor(s);
+    const a = analyze(adapter, s.transcript_path, s.checkpoint_transcript_start ?? 0);
+    const p = a?.prompts[a.prompts.length - 1];
+    if (!p) return s.first_prompt ?? '';
+    const { redactString } = await import('../redact/index.js');
+    return collapsePrompt(redactString(p), 80);
+  } catch {
+    return s.first_prompt ?? '';
+  }
+}
+
+function editorComments(cc: string, agent: string, prompt: string): string[] {
+  const lines = [`${cc} Remove the Entire-Checkpoint trailer above if you don't want to link this commit to ${agent} session context.`];
+  if (prompt) lines.push(`${cc} Last Prompt: ${prompt}`);
+  lines.push(`${cc} The trailer will be added to your next commit based on this branch.`);
+  return lines;
+}
+
+/**
+ * Editor form (SPEC §6.3): `<user text>\n\n<trailer>\n<comments>\n\n<git comment block>`;
+ * with user text ending in a trailer block, the trailer joins it.
+ */
+export function editorMessage(message: string, id: string, cc: string | null, comments: string[]): string {
+  const lines = message.split('\n');
+  // the git comment block: from the first comment line after which only comments/blank lines follow
+  let k = lines.length;
+  if (cc) {
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const l = lines[i]!;
+      if (l.startsWith(cc) || l.trim() === '') k = i;
+      else break;
+    }
+    while (k < lines.length && lines[k]!.trim() === '') k++;
+  } else {
+    while (k > 0 && lines[k - 1]!.trim() === '') k--;
+  }
+  const userLines = lines.slice(0, k);
+  while (userLines.length > 0 && userLines[userLines.length - 1]!.trim() === '') userLines.pop();
+  const user = userLines.join('\n');
+  const gitBlock = lines.slice(k).join('\n');
+  const trailer = `Entire-Checkpoint: ${id}`;
+  let head: string;
+  if (user.trim() === '') head = `\n\n${trailer}`;
+  else head = finalTrailerBlock(user, { commentChar: cc }) ? `${user}\n${trailer}` : `${user}\n\n${trailer}`;
+  const c = cc && comments.length > 0 ? '\n' + comments.join('\n') : '';
+  if (gitBlock.trim() === '') return `${head}${c}\n`;
+  return `${head}${c}\n\n${gitBlock}`;
+}
+
+async function mintId(ctx: HookContext): Promise<string> {
+  for (let i = 0; i < 10; i++) {
+    const id = generateCheckpointId();
+    if (!(await checkpointExists(ctx.repo, id))) return id;
+  }
+  return generateCheckpointId();
+}
+
+function isSequencing(ctx: HookContext, argv: string[] | null): boolean {
+  return isRebaseInProgress(ctx.repo.gitDir, argv);
+}
+
+// ------------------------------------------------------------------ prepare-commit-msg
+
+export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promise<void> {
+  const [file, source = '', rev = ''] = args;
+  if (!file || !ctx.head) return;
+  const argv = gitArgv();
+  if (isSequencing(ctx, argv)) return;
+  const sub = argv ? gitSubcommand(argv) : null;
+  if (source === 'merge' && sub !== 'commit') return; // git merge/pull: no post-commit follows
+  await recoverStaleIntent(ctx);
+
+  const amend = argv ? isAmend(argv) : rev === 'HEAD';
+  const isAmendFlow = (source === 'commit' || source === 'message') && amend;
+  const original = readFileSync(file, 'utf8');
+  const cc = await commentCharOf(ctx);
+  let message = original;
+
+  const sessions = liveSessions(ctx);
+  const headInfo = await readCommit(ctx.repo, ctx.head);
+  const base = isAmendFlow ? (headInfo?.parents[0] ?? EMPTY_TREE[ctx.repo.objectFormat]) : ctx.head;
+  const staged = sessions.length > 0 ? new Set(await stagedPaths(ctx.repo, base)) : new Set<string>();
+  const view = sessions.some((w) => w.state.phase === 'active') ? await viewWorkTree(ctx.repo) : null;
+  const perSession: Record<string, string[]> = {};
+  const qualifying: SessionState[] = [];
+  for (const w of sessions) {
+    const cand = await candidatesOf(ctx, w.state, view);
+    const c = [...cand].filter((p) => staged.has(p)).sort();
+    perSession[w.state.session_id] = c;
+    if (c.length > 0) qualifying.push(w.state);
+  }
+
+  let id: string | null = null;
+  if (isAmendFlow) {
+    id = lastCheckpointIdInFinalBlock(message, { commentChar: cc });
+    if (!id) {
+      const restored = headInfo ? lastCheckpointIdInFinalBlock(headInfo.message) : null;
+      if (restored) {
+        id = restored;
+        message = addCheckpointTrailer(message, id, { commentChar: cc });
+      } else if (qualifying.length > 0) {
+        id = await mintId(ctx);
+        message = await withTrailer(ctx, message, id, cc, qualifying[0]!);
+      }
+    }
+  } else {
+    // New: IDs this hook did not mint (copied by -c/-C, or by an agent from git log) never link
+    if (checkpointIdsInFinalBlock(message, { commentChar: cc }).length > 0) message = removeCheckpointTrailers(message, { commentChar: cc });
+    if (qualifying.length > 0) {
+      let link = true;
+      if (source === 'message') {
+        const agent = (await adapterFor(qualifying[0]!)).displayName;
+        const p = await lastPromptOf(qualifying[0]!);
+        const answer = await askLink(`You have an active ${agent} session.\nLast Prompt: ${p}\nLink this commit to ${agent} session context? [Y/n] `);
+        link = answer !== 'no';
+      }
+      if (link) {
+        id = await mintId(ctx);
+        message = await withTrailer(ctx, message, id, cc, qualifying[0]!);
+      }
+    }
+  }
+  if (message !== original) writeFileSync(file, message);
+  if (sessions.length > 0 || id) {
+    writeIntent(ctx.repo.gitDir, {
+      id,
+      mode: isAmendFlow ? 'amend' : 'new',
+      head_before: ctx.head,
+      created_at: ctx.now().toISOString(),
+      sessions: id ? perSession : {},
+      git_pid: argvPid(),
+      worktree: ctx.repo.root,
+    });
+  }
+  ctx.log.debug('prepare-commit-msg', { checkpoint_id: id ?? undefined });
+}
+
+function argvPid(): number | undefined {
+  const n = Number(process.env['ENTIRE_GIT_PID']);
+  return Number.isInteger(n) && n > 1 ? n : undefined;
+}
+
+async function withTrailer(ctx: HookContext, message: string, id: string, cc: string | null, s: SessionState): Promise<string> {
+  // git signals "no editor" by exporting GIT_EDITOR=: to the hook
+  if (process.env['GIT_EDITOR'] === ':') return addCheckpointTrailer(message, id, { commentChar: cc });
+  const agent = (await adapterFor(s)).displayName;
+  const prompt = await lastPromptOf(s);
+  return editorMessage(message, id, cc, cc ? editorComments(cc, agent, prompt) : []);
+}
+
+// ------------------------------------------------------------------ commit-msg
+
+/** SPEC §6.4: a message that is only our trailer is emptied so git aborts; always exit 0. */
+export async function commitMsg(ctx: HookContext, args: string[]): Promise<void> {
+  const file = args[0];
+  if (!file) return;
+  const text = readFileSync(file, 'utf8');
+  const cc = await commentCharOf(ctx);
+  const body = messageBody(text, { commentChar: cc });
+  const content = body.split('\n').filter((l) => l.trim() !== '' && !(cc && l.startsWith(cc)));
+  if (content.length === 0 || !content.every((l) => /^Entire-Checkpoint:/.test(l))) return;
+  const out = text
+    .split('\n')
+    .filter((l) => !/^Entire-Checkpoint:/.test(l.replace(/\r$/, '')))
+    .join('\n');
+  writeFileSync(file, out);
+}
+
+// ------------------------------------------------------------------ post-commit
+
+function validIntent(ctx: HookContext, intent: CommitIntent, head: { message: string; parents: string[] }, beforeParents: string[] | null): boolean {
+  if (!intent.id) return false;
+  const age = ctx.now().getTime() - Date.parse(intent.created_at);
+  if (!(age >= 0 && age < INTENT_MAX_AGE_MS)) return false;
+  if (intent.worktree && intent.worktree !== ctx.repo.root) return false;
+  if (!checkpointIdsInFinalBlock(head.message).includes(intent.id)) return false;
+  if (intent.mode === 'new') return head.parents[0] === intent.head_before;
+  if (ctx.head === intent.head_before || beforeParents === null) return false;
+  return beforeParents.join(' ') === head.parents.join(' ');
+}
+
+export async function postCommit(ctx: HookContext): Promise<void> {
+  if (!ctx.head) return;
+  const argv = gitArgv();
+  if (isSequencing(ctx, argv)) return;
+  const head = await readCommit(ctx.repo, ctx.head);
+  if (!head) return;
+  const intent = readIntent(ctx.repo.gitDir);
+  const before = intent?.head_before ? await readCommit(ctx.repo, intent.head_before) : null;
+  const headBefore = intent?.head_before || head.parents[0] || '';
+  const condensed = new Set<string>();
+
+  if (intent && validIntent(ctx, intent, head, before ? before.parents : null)) {
+    const id = intent.id!;
+    const changed = new Set(await changedPaths(ctx.repo, head.parents[0] ?? null, ctx.head));
+    const targets = Object.entries(intent.sessions)
+      .map(([sid, files]) => [sid, files.filter((f) => changed.has(f)).sort()] as const)
+      .filter(([, files]) => files.length > 0);
+    const view = targets.length > 0 ? await viewWorkTree(ctx.repo) : null;
+    for (const [sid, files] of targets) {
+      condensed.add(sid);
+      await condenseOne(ctx, sid, id, files, view!.differing);
+    }
+  } else if (intent) {
+    ctx.log.debug('post-commit: intent does not match this commit', {});
+  }
+  fault('post-commit-before-intent-delete');
+  if (intent) removeIntent(ctx.repo.gitDir);
+
+  // 4. other sessions based on the previous HEAD follow HEAD
+  if (headBefore && headBefore !== ctx.head) {
+    for (const w of liveSessions(ctx)) {
+      if (condensed.has(w.state.session_id) || w.state.base_commit !== headBefore) continue;
+      try {
+        await updateState(ctx.repo.commonDir, w.state.session_id, async (s) => (s ? await migrateIfMoved(ctx, s) : null), { waitMs: 2000 });
+      } catch (e) {
+        ctx.log.warn('could not move a session to the new HEAD', { session_id: w.state.session_id, error: e });
+      }
+    }
+    // 5. the old shadow branch goes only when nothing names it
+    await deleteShadowIfUnreferenced(ctx, shadowBranchName(headBefore, ctx.repo.worktreeId)).catch((e) =>
+      ctx.log.warn('shadow cleanup failed', { error: e }),
+    );
+  }
+}
+
+async function condenseOne(ctx: HookContext, sid: string, id: string, files: string[], differing: Set<string>): Promise<void> {
+  const head = ctx.head!;
+  try {
+    await updateState(
+      ctx.repo.commonDir,
+      sid,
+      async (loaded) => {
+        if (!loaded) return null;
+        let state = await retryPendingCondensations(ctx, loaded);
+        const oldShadow = state.base_commit ? shadowBranchName(state.base_commit, ctx.repo.worktreeId) : '';
+        const adapter = await adapterFor(state);
+        const pos = positionOf(adapter, state.transcript_path);
+        const r = transition(state.phase, 'GitCommit', { qualifies: true });
+        applyBookkeeping(state, r, ctx.now());
+        try {
+          fault('post-commit-before-condense');
+          await condenseSession(ctx, { checkpointId: id, state, files });
+          fault('post-commit-after-condense');
+          process.stderr.write(`[entire] Condensed session ${sid.slice(0, 8)}: ${id} (${state.checkpoint_count ?? 0} checkpoints)\n`);
+        } catch (e) {
+          const entry = pendingEntry({ checkpointId: id, commit: head, files, state, position: pos.position, shadowBranch: oldShadow, error: e, now: ctx.now() });
+          state.pending_condensations = [...(state.pending_condensations ?? []).filter((p) => p.checkpoint_id !== id), entry];
+          process.stderr.write(`[entire] Warning: checkpoint ${id} not written yet; will retry\n`);
+          ctx.log.error('condense failed; recorded as pending', { session_id: sid, checkpoint_id: id, error: e });
+        }
+        // 3. bookkeeping, success or not
+        state = { ...state };
+        state.last_checkpoint_id = id;
+        if (pos.position) state.checkpoint_transcript_start = pos.position;
+        if (pos.lastIdentifier) state.transcript_identifier_at_start = pos.lastIdentifier;
+        delete state.token_usage;
+        delete state.prompt_attributions;
+        const remaining = (state.files_touched ?? []).filter((p) => differing.has(p)).sort();
+        if (remaining.length > 0) state.files_touched = remaining;
+        else delete state.files_touched;
+        state.base_commit = head;
+        state.attribution_base_commit = head;
+        if (state.phase === 'active') {
+          // provisional: the Stop hook rewrites it with the full turn
+          const ids = state.turn_checkpoint_ids ?? [];
+          if (!ids.includes(id)) state.turn_checkpoint_ids = [...ids, id];
+        }
+        state.checkpoint_count = 0;
+        if (remaining.length > 0) {
+          try {
+            const transcript = state.transcript_path && readableTranscript(state.transcript_path)
+              ? await redactedTranscript(ctx.repo.root, sid, adapter, state.transcript_path)
+              : null;
+            const res = await writeShadowStep(ctx.repo, {
+              baseCommit: head,
+              worktreeId: ctx.repo.worktreeId,
+              sessionId: sid,
+              paths: remaining,
+              statusPaths: [],
+              metadata: transcript ? { transcript, format: adapter.transcriptFormat, prompts: analyze(adapter, state.transcript_path, 0)?.prompts ?? [] } : null,
+              subject: CARRY_FORWARD_SUBJECT,
+            });
+            state.checkpoint_count = res.commit ? 1 : 0;
+          } catch (e) {
+            ctx.log.warn('carry-forward failed', { session_id: sid, error: e });
+          }
+        }
+        return state;
+      },
+      { waitMs: 5000 },
+    );
+  } catch (e) {
+    if (e instanceof EntireError && e.code === 'LOCK_TIMEOUT') {
+      // the state is busy: leave a lock-free side file the next locked update merges
+      const stub = { session_id: sid, checkpoint_count: 0, checkpoint_transcript_start: 0, turn_id: '' } as unknown as SessionState;
+      writePendingSideFile(ctx.repo.commonDir, sid, pendingEntry({ checkpointId: id, commit: head, files, state: stub, position: 0, shadowBranch: '', error: e, now: ctx.now() }));
+      process.stderr.write(`[entire] Warning: checkpoint ${id} not written yet; will retry\n`);
+      ctx.log.error('session busy at post-commit; recorded a pending side file', { session_id: sid, checkpoint_id: id, error: e });
+      return;
+    }
+    throw e;
+  }
+}
+
+// ------------------------------------------------------------------ recovery (§6.5 step 6)
+
+function pidAlive(pid: number | undefined): boolean | null {
+  if (!pid) return null;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM' ? true : false;
+  }
+}
+
+/**
+ * An intent whose git process is gone (or that is over an hour old) was
+ * never consumed by a post-commit: if a recent commit carries its ID and the
+ * checkpoint is missing, it becomes pending work; otherwise it is dropped.
+ */
+export async function recoverStaleIntent(ctx: HookContext): Promise<void> {
+  const intent = readIntent(ctx.repo.gitDir);
+  if (!intent) return;
+  const alive = pidAlive(intent.git_pid);
+  const age = ctx.now().getTime() - Date.parse(intent.created_at);
+  const stale = alive === false || (alive === null && !(age < INTENT_MAX_AGE_MS)) || Number.isNaN(age);
+  if (!stale || intent.git_pid === argvPid()) return;
+  removeIntentAfter: {
+    if (!intent.id || !ctx.head) break removeIntentAfter;
+    let rev: string | null = ctx.head;
+    for (let i = 0; i <= 10 && rev; i++) {
+      const c = await readCommit(ctx.repo, rev);
+      if (!c) break;
+      if (checkpointIdsInFinalBlock(c.message).includes(intent.id)) {
+        if (!(await checkpointExists(ctx.repo, intent.id))) {
+          for (const [sid, files] of Object.entries(intent.sessions)) {
+            if (files.length === 0) continue;
+            await updateState(ctx.repo.commonDir, sid, (s) => {
+              if (!s) return null;
+              const entry = pendingEntry({
+                checkpointId: intent.id!,
+                commit: c.oid,
+                files,
+                state: s,
+                position: s.checkpoint_transcript_start ?? 0,
+                shadowBranch: s.base_commit ? shadowBranchName(s.base_commit, ctx.repo.worktreeId) : '',
+                error: 'post-commit never ran',
+                now: ctx.now(),
+              });
+              entry.attempts = 0;
+              s.pending_condensations = [...(s.pending_condensations ?? []).filter((p) => p.checkpoint_id !== intent.id), entry];
+              return s;
+            }).catch((e) => ctx.log.warn('cannot record a recovered intent', { session_id: sid, error: e }));
+          }
+        }
+        break;
+      }
+      rev = c.parents[0] ?? null;
+    }
+  }
+  removeIntent(ctx.repo.gitDir);
+  ctx.log.info('recovered a stale commit intent', { checkpoint_id: intent.id ?? undefined });
+}
+
+export { describeError };

@@ -1,0 +1,120 @@
+/**
+ * SPEC §6.5 step 2 Condense: write one session's redacted transcript,
+ * prompts and metadata into a commit's checkpoint. Also replays a pending
+ * condensation recorded when an earlier write failed (P1, P3).
+ */
+import type { HookContext } from './context.js';
+import type { SessionState, PendingCondensation } from '../session/state.js';
+import { writeCommittedSession } from '../store/committed.js';
+import { readShadowTranscript } from '../store/shadow.js';
+import { PreRedacted } from '../store/content.js';
+import { shadowBranchName } from '../checkpoint/shadow.js';
+import { adapterFor, analyze, redactedTranscript, readableTranscript, homeRelative, firstLines } from './transcript.js';
+import type { TokenUsage } from '../checkpoint/metadata.js';
+import type { TokenUsage as AgentUsage } from '../agents/types.js';
+import { EntireError } from '../errors.js';
+
+export function toMetaUsage(u: AgentUsage | undefined): TokenUsage | undefined {
+  if (!u) return undefined;
+  const out: TokenUsage = {
+    input_tokens: u.input_tokens,
+    cache_creation_tokens: u.cache_creation_tokens,
+    cache_read_tokens: u.cache_read_tokens,
+    output_tokens: u.output_tokens,
+    api_call_count: u.api_call_count,
+  };
+  const sub = toMetaUsage(u.subagent_tokens);
+  if (sub && (sub.api_call_count > 0 || sub.output_tokens > 0 || sub.input_tokens > 0)) out.subagent_tokens = sub;
+  return out;
+}
+
+export interface CondenseRequest {
+  checkpointId: string;
+  state: SessionState;
+  /** C(s): this commit's files of the session. */
+  files: string[];
+  /** Replay: stop the transcript at this position (pending condensations). */
+  transcriptEnd?: number;
+  transcriptStart?: number;
+  stepCount?: number;
+  turnId?: string;
+  shadowBranch?: string;
+}
+
+export async function condenseSession(ctx: HookContext, req: CondenseRequest): Promise<{ slot: number; position: number }> {
+  const { state } = req;
+  const adapter = await adapterFor(state);
+  const path = state.transcript_path;
+  const start = req.transcriptStart ?? state.checkpoint_transcript_start ?? 0;
+  const shadow = req.shadowBranch ?? (state.base_commit ? shadowBranchName(state.base_commit, ctx.repo.worktreeId) : '');
+  let transcript: PreRedacted | string | null = null;
+  let prompts: string[] = [];
+  let usage: TokenUsage | undefined;
+  let position = start;
+  if (path && readableTranscript(path)) {
+    const whole = await redactedTranscript(ctx.repo.root, state.session_id, adapter, path);
+    const all = analyze(adapter, path, 0);
+    position = all?.position ?? start;
+    let text = whole.text;
+    if (req.transcriptEnd !== undefined && adapter.transcriptFormat === 'jsonl' && req.transcriptEnd < position) {
+      text = firstLines(text, req.transcriptEnd);
+      position = req.transcriptEnd;
+    }
+    transcript = text === whole.text ? whole : PreRedacted.fromRedactor(text);
+    prompts = all?.prompts ?? [];
+    const ranged = analyze(adapter, path, start);
+    usage = toMetaUsage(ranged?.tokenUsage);
+  } else if (shadow) {
+    // live transcript gone: the copy on the shadow branch (already redacted)
+    const copy = await readShadowTranscript(ctx.repo, `refs/heads/${shadow}`, state.session_id, adapter.transcriptFormat).catch(() => null);
+    if (copy) {
+      transcript = PreRedacted.fromRedactor(copy.toString('utf8'));
+      prompts = adapter.analyzeTranscript(copy.toString('utf8')).prompts;
+    }
+  }
+  if (!ctx.head) throw new EntireError('NO_COMMITS', 'no HEAD to link');
+  const res = await writeCommittedSession(ctx.repo, {
+    checkpointId: req.checkpointId,
+    sessionId: state.session_id,
+    agent: adapter.displayName,
+    transcript,
+    format: adapter.transcriptFormat,
+    prompts,
+    filesTouched: req.files,
+    checkpointsCount: req.stepCount ?? state.checkpoint_count ?? 0,
+    branch: ctx.branch ?? undefined,
+    turnId: req.turnId ?? state.turn_id,
+    transcriptIdentifierAtStart: state.transcript_identifier_at_start,
+    checkpointTranscriptStart: start,
+    tokenUsage: usage,
+    transcriptPath: homeRelative(path),
+    shadowBranch: shadow,
+  });
+  return { slot: res.slot, position };
+}
+
+/** Build a pending entry sufficient to write exactly this checkpoint later (SPEC §6.5 step 3). */
+export function pendingEntry(o: {
+  checkpointId: string;
+  commit: string;
+  files: string[];
+  state: SessionState;
+  position: number;
+  shadowBranch: string;
+  error: unknown;
+  now: Date;
+}): PendingCondensation {
+  return {
+    checkpoint_id: o.checkpointId,
+    commit: o.commit,
+    files: o.files,
+    transcript_start: o.state.checkpoint_transcript_start ?? 0,
+    transcript_end: o.position,
+    step_count: o.state.checkpoint_count ?? 0,
+    turn_id: o.state.turn_id ?? '',
+    shadow_branch: o.shadowBranch,
+    attempts: 1,
+    last_error: o.error instanceof Error ? o.error.message : String(o.error),
+    first_failed_at: o.now.toISOString(),
+  };
+}

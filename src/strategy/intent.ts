@@ -1,0 +1,48 @@
+/**
+ * The commit intent (SPEC §6.3, §6.5): what prepare-commit-msg decided,
+ * handed to post-commit in `<git-dir>/entire-commit-intent.json`.
+ */
+import { join } from 'node:path';
+import { readScratch, removeScratch, writeScratch } from './scratch.js';
+import { isCheckpointId } from '../checkpoint/id.js';
+
+export interface CommitIntent {
+  id: string | null;
+  mode: 'new' | 'amend';
+  head_before: string;
+  created_at: string;
+  sessions: Record<string, string[]>;
+  /** git's pid, for recovery when post-commit never ran (§6.5 step 6). */
+  git_pid?: number;
+  worktree?: string;
+}
+
+export function intentPath(gitDir: string): string {
+  return join(gitDir, 'entire-commit-intent.json');
+}
+
+export function writeIntent(gitDir: string, intent: CommitIntent): void {
+  writeScratch(intentPath(gitDir), intent);
+}
+
+export function readIntent(gitDir: string): CommitIntent | null {
+  const raw = readScratch<Partial<CommitIntent>>(intentPath(gitDir));
+  if (!raw || typeof raw !== 'object') return null;
+  const sessions: Record<string, string[]> = {};
+  if (raw.sessions && typeof raw.sessions === 'object') {
+    for (const [k, v] of Object.entries(raw.sessions)) if (Array.isArray(v)) sessions[k] = v.filter((x): x is string => typeof x === 'string');
+  }
+  return {
+    id: isCheckpointId(raw.id) ? raw.id : null,
+    mode: raw.mode === 'amend' ? 'amend' : 'new',
+    head_before: typeof raw.head_before === 'string' ? raw.head_before : '',
+    created_at: typeof raw.created_at === 'string' ? raw.created_at : '',
+    sessions,
+    git_pid: typeof raw.git_pid === 'number' ? raw.git_pid : undefined,
+    worktree: typeof raw.worktree === 'string' ? raw.worktree : undefined,
+  };
+}
+
+export function removeIntent(gitDir: string): void {
+  removeScratch(intentPath(gitDir));
+}

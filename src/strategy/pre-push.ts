@@ -1,0 +1,18 @@
+/**
+ * SPEC §6.9 team sync on push: push `entire/checkpoints/v1` to the remote
+ * being pushed; when the remote moved, fetch and merge as a tree union.
+ * Never blocks the person's push (P4).
+ */
+import type { HookContext } from './context.js';
+import { pushSessionsEnabled } from '../settings/settings.js';
+import { gitArgv, isDryRunPush } from '../git/argv.js';
+import { syncMetadataBranch } from '../sync/push.js';
+
+export async function prePush(ctx: HookContext, args: string[]): Promise<void> {
+  const remote = args[0];
+  if (!remote) return;
+  if (!pushSessionsEnabled(ctx.settings.settings)) return;
+  const argv = gitArgv();
+  if (argv && isDryRunPush(argv.slice(2))) return;
+  await syncMetadataBranch(ctx, remote);
+}

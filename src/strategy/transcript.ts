@@ -1,0 +1,92 @@
+/**
+ * A session's transcript as the flows need it: the adapter that reads it,
+ * analyses from an offset, and the whole transcript redacted (incrementally
+ * for append-only JSONL, so later turns cost only their new bytes).
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { relative, isAbsolute, join } from 'node:path';
+import { getAgent, agentByDisplayName, DEFAULT_AGENT } from '../agents/registry.js';
+import type { AgentAdapter, AgentKey, TranscriptAnalysis } from '../agents/types.js';
+import { homeDir } from '../agents/paths.js';
+import { PreRedacted } from '../store/content.js';
+import { EntireError } from '../errors.js';
+import type { SessionState } from '../session/state.js';
+import { tmpDir } from './scratch.js';
+
+/** The adapter of a session (state `agent_type` holds the display name, as in Go). */
+export async function adapterFor(state: Pick<SessionState, 'agent_type'> | null, fallback: AgentKey = DEFAULT_AGENT): Promise<AgentAdapter> {
+  const info = state?.agent_type ? agentByDisplayName(state.agent_type) : undefined;
+  return getAgent(info?.key ?? fallback);
+}
+
+export function readableTranscript(path: string | undefined): boolean {
+  if (!path) return false;
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Analysis from `from` (line / message index); null when the file is missing or unreadable. */
+export function analyze(adapter: AgentAdapter, path: string | undefined, from = 0): TranscriptAnalysis | null {
+  if (!readableTranscript(path)) return null;
+  try {
+    const r = adapter.analyzeTranscriptFile(path!, { from });
+    return r.exists ? r.analysis : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Current position and last identifier of a transcript (0/"" when missing). */
+export function positionOf(adapter: AgentAdapter, path: string | undefined): { position: number; lastIdentifier: string } {
+  if (!readableTranscript(path)) return { position: 0, lastIdentifier: '' };
+  try {
+    const r = adapter.transcriptPosition(path!);
+    return { position: r.position, lastIdentifier: r.lastIdentifier };
+  } catch {
+    return { position: 0, lastIdentifier: '' };
+  }
+}
+
+/**
+ * The whole transcript, redacted. Throws TRANSCRIPT_UNREADABLE when the file
+ * cannot be read (finalization must then keep its IDs pending).
+ */
+export async function redactedTranscript(root: string, sessionId: string, adapter: AgentAdapter, path: string): Promise<PreRedacted> {
+  if (!readableTranscript(path)) {
+    throw new EntireError('TRANSCRIPT_UNREADABLE', `transcript ${path} is missing or not a file`);
+  }
+  try {
+    const redact = await import('../redact/index.js');
+    if (adapter.transcriptFormat === 'jsonl') {
+      const inc = await import('../redact/incremental.js');
+      const r = await inc.redactJsonlFileIncremental({ sourcePath: path, cacheDir: join(tmpDir(root), 'redact'), key: sessionId });
+      return PreRedacted.fromRedactor(r.text);
+    }
+    return PreRedacted.fromRedactor(redact.redactTranscript(readFileSync(path, 'utf8'), adapter.transcriptFormat));
+  } catch (e) {
+    if (e instanceof EntireError) throw e;
+    throw new EntireError('TRANSCRIPT_UNREADABLE', `cannot read transcript ${path}`, { cause: e });
+  }
+}
+
+/** `transcript_path` for metadata: relative to `$HOME`, `""` outside it (SPEC §2.5). */
+export function homeRelative(path: string | undefined): string {
+  if (!path) return '';
+  const rel = relative(homeDir(), path);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return '';
+  return rel;
+}
+
+/** Keep only the first `lines` lines of JSONL text (pending condensations replay a past end). */
+export function firstLines(text: string, lines: number): string {
+  if (lines <= 0) return '';
+  let idx = -1;
+  for (let i = 0; i < lines; i++) {
+    idx = text.indexOf('\n', idx + 1);
+    if (idx < 0) return text;
+  }
+  return text.slice(0, idx + 1);
+}

@@ -1,0 +1,59 @@
+/**
+ * SPEC §6.3 TTY prompt: ask the person (not the agent) whether to link a
+ * `-m`/`-F` commit. `ENTIRE_TEST_TTY=1|0` fakes the terminal in tests.
+ */
+import { openSync, writeSync, closeSync, createReadStream } from 'node:fs';
+
+export const TTY_TIMEOUT_MS = 60_000;
+
+export type TtyAnswer = 'yes' | 'no' | 'no-tty';
+
+function interpret(answer: string): 'yes' | 'no' {
+  const a = answer.trim().toLowerCase();
+  return a === 'n' || a === 'no' ? 'no' : 'yes';
+}
+
+export async function askLink(question: string, env: NodeJS.ProcessEnv = process.env): Promise<TtyAnswer> {
+  const forced = env['ENTIRE_TEST_TTY'];
+  if (forced === '0') return 'no-tty';
+  if (forced === '1') {
+    process.stderr.write(question + '\n');
+    return interpret(env['ENTIRE_TEST_TTY_ANSWER'] ?? 'y');
+  }
+  let fd: number;
+  try {
+    fd = openSync('/dev/tty', 'r+');
+  } catch {
+    return 'no-tty'; // the agent path: no controlling terminal
+  }
+  try {
+    writeSync(fd, question);
+  } catch {
+    closeSync(fd);
+    return 'no-tty';
+  }
+  return new Promise<TtyAnswer>((resolve) => {
+    let buf = '';
+    const stream = createReadStream('', { fd, autoClose: false, encoding: 'utf8' });
+    const done = (a: TtyAnswer) => {
+      clearTimeout(timer);
+      stream.removeAllListeners();
+      stream.pause();
+      try {
+        closeSync(fd);
+      } catch {
+        /* ignore */
+      }
+      resolve(a);
+    };
+    const timer = setTimeout(() => done('yes'), TTY_TIMEOUT_MS);
+    timer.unref();
+    stream.on('data', (d: string | Buffer) => {
+      buf += d.toString();
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) done(interpret(buf.slice(0, nl)));
+    });
+    stream.on('error', () => done('yes'));
+    stream.on('end', () => done(interpret(buf)));
+  });
+}

@@ -1,0 +1,261 @@
+/**
+ * Agent turn flows: turn start (SPEC §6.1), turn end (§6.2), session start
+ * and end (§6.7). Each runs under the session lock; the phase change of a
+ * turn end happens even when saving the step failed.
+ */
+import { randomBytes } from 'node:crypto';
+import type { HookContext } from './context.js';
+import type { HookEvent, AgentAdapter } from '../agents/types.js';
+import { newSessionState, type SessionState } from '../session/state.js';
+import { updateState } from '../session/store.js';
+import { sessionsForWorktree } from '../session/index.js';
+import { transition, applyBookkeeping, IDLE_WARN_MS } from '../session/phase.js';
+import { collapsePrompt } from '../checkpoint/prompts.js';
+import { stepSubject } from '../checkpoint/messages.js';
+import { CLI_VERSION } from '../version.js';
+import { writeShadowStep } from '../store/shadow.js';
+import { ensureMetadataBranch } from '../store/branch.js';
+import { readPrePrompt, writeScratch, prePromptPath, removeScratch, type PrePrompt } from './scratch.js';
+import { viewWorkTree, turnCandidates, filesTouched } from './worktree.js';
+import { analyze, positionOf, redactedTranscript } from './transcript.js';
+import { retryPending } from './pending.js';
+import { finalizeTurn } from './finalize.js';
+import { migrateIfMoved } from './migrate.js';
+import { toMetaUsage } from './condense.js';
+import { addUsage } from '../checkpoint/metadata.js';
+import { fault } from './faults.js';
+import { pruneSessions } from '../session/prune.js';
+import { readRef } from '../git/refs.js';
+
+export function newTurnId(): string {
+  return randomBytes(6).toString('hex');
+}
+
+async function redactOne(s: string): Promise<string> {
+  return (await import('../redact/index.js')).redactString(s);
+}
+
+function freshState(ctx: HookContext, event: HookEvent, adapter: AgentAdapter, transcriptPath: string): SessionState {
+  const now = ctx.now().toISOString();
+  const pos = positionOf(adapter, transcriptPath);
+  const s = newSessionState({
+    session_id: event.sessionId,
+    started_at: now,
+    base_commit: ctx.head ?? '',
+    phase: 'idle',
+    checkpoint_count: 0,
+  });
+  s.cli_version = CLI_VERSION;
+  if (ctx.head) s.attribution_base_commit = ctx.head;
+  s.worktree_path = ctx.repo.root;
+  if (ctx.repo.worktreeId) s.worktree_id = ctx.repo.worktreeId;
+  s.agent_type = adapter.displayName;
+  s.transcript_path = transcriptPath;
+  if (pos.position) s.checkpoint_transcript_start = pos.position;
+  if (pos.lastIdentifier) s.transcript_identifier_at_start = pos.lastIdentifier;
+  s.last_interaction_time = now;
+  return s;
+}
+
+/** Keep state in this worktree (§4.3: a moved worktree updates its path). */
+function claimWorktree(ctx: HookContext, s: SessionState): void {
+  s.worktree_path = ctx.repo.root;
+  if (ctx.repo.worktreeId) s.worktree_id = ctx.repo.worktreeId;
+  else delete s.worktree_id;
+}
+
+// --------------------------------------------------------------------- turn end work
+
+interface StepOutcome {
+  state: SessionState;
+  wrote: boolean;
+}
+
+/**
+ * SPEC §6.2 steps 2–3: compute F(s) and write a step when the turn changed it.
+ * Throws only for unexpected failures; callers still apply TurnEnd.
+ */
+async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentAdapter, pre: PrePrompt | null): Promise<StepOutcome> {
+  if (!ctx.head) return { state, wrote: false };
+  const path = state.transcript_path;
+  const from = pre?.step_transcript_start ?? state.checkpoint_transcript_start ?? 0;
+  const turn = analyze(adapter, path, from);
+  const view = await viewWorkTree(ctx.repo);
+  const candidates = turnCandidates({ root: ctx.repo.root, editPaths: turn?.modifiedFiles ?? [], before: pre ? pre.dirty_files : null, now: view });
+  const fs = filesTouched(state.files_touched, candidates, view.differing);
+  const turnPaths = [...candidates].filter((p) => view.differing.has(p));
+  const next: SessionState = { ...state };
+  if (fs.length > 0) next.files_touched = fs;
+  else delete next.files_touched;
+  if (turnPaths.length === 0) return { state: next, wrote: false };
+  // a base that moved under us is migrated first, so the step lands on HEAD's branch
+  const migrated = await migrateIfMoved(ctx, next);
+  const transcript = path ? await redactedTranscript(ctx.repo.root, state.session_id, adapter, path).catch(() => null) : null;
+  const all = transcript ? analyze(adapter, path, 0) : null;
+  const prompts = all?.prompts ?? [];
+  fault('stop-before-step');
+  const res = await writeShadowStep(ctx.repo, {
+    baseCommit: migrated.base_commit || ctx.head,
+    worktreeId: ctx.repo.worktreeId,
+    sessionId: state.session_id,
+    paths: turnPaths,
+    statusPaths: view.status.map((e) => e.path),
+    metadata: transcript ? { transcript, format: adapter.transcriptFormat, prompts, summary: turn?.summary || undefined } : null,
+    subject: stepSubject(prompts.length > 0 ? await redactOne(prompts[prompts.length - 1]!) : undefined, adapter.displayName),
+  });
+  fault('stop-after-step');
+  if (res.changed) {
+    migrated.checkpoint_count = (migrated.checkpoint_count ?? 0) + 1;
+    const usage = toMetaUsage(turn?.tokenUsage);
+    const sum = addUsage(migrated.token_usage as never, usage);
+    if (sum) migrated.token_usage = sum as never;
+  }
+  return { state: migrated, wrote: res.changed };
+}
+
+// --------------------------------------------------------------------- turn start
+
+export async function turnStart(ctx: HookContext, event: HookEvent, adapter: AgentAdapter): Promise<void> {
+  const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath);
+  const view = ctx.head ? await viewWorkTree(ctx.repo) : null;
+  await updateState(ctx.repo.commonDir, event.sessionId, async (loaded) => {
+    let state = loaded ?? freshState(ctx, event, adapter, transcriptPath);
+    claimWorktree(ctx, state);
+    state.transcript_path = transcriptPath;
+    state.agent_type = state.agent_type || adapter.displayName;
+    // 0. interrupted turn: record it and finalize its checkpoints as a Stop would
+    if (loaded && state.phase === 'active') {
+      const pre = readPrePrompt(ctx.repo.root, state.session_id);
+      try {
+        state = (await recordStep(ctx, state, adapter, pre)).state;
+      } catch (e) {
+        ctx.log.warn('could not record the interrupted turn', { session_id: state.session_id, error: e });
+      }
+      applyBookkeeping(state, transition('active', 'TurnEnd'), ctx.now());
+      state = await finalizeTurn(ctx, state);
+    }
+    // 2. RetryPending, then Migrate
+    state = await retryPending(ctx, state);
+    state = await migrateIfMoved(ctx, state);
+    // 3. pre-prompt snapshot
+    const pos = positionOf(adapter, transcriptPath);
+    const pre: PrePrompt = {
+      session_id: state.session_id,
+      timestamp: ctx.now().toISOString(),
+      untracked_files: view?.untracked ?? [],
+      step_transcript_start: pos.position,
+      last_transcript_identifier: pos.lastIdentifier,
+      dirty_files: view?.signatures ?? {},
+    };
+    writeScratch(prePromptPath(ctx.repo.root, state.session_id), pre);
+    // 4. TurnStart
+    applyBookkeeping(state, transition(state.phase, 'TurnStart'), ctx.now());
+    state.phase = 'active';
+    state.turn_id = newTurnId();
+    state.last_interaction_time = ctx.now().toISOString();
+    if (!state.first_prompt && event.prompt) state.first_prompt = collapsePrompt(await redactOne(event.prompt), 100);
+    return state;
+  });
+  if (ctx.head) {
+    await ensureMetadataBranch(ctx.repo).catch((e) => ctx.log.warn('cannot create the metadata branch', { error: e }));
+    await reinstallHooksIfMissing(ctx);
+  }
+}
+
+/** SPEC §6.1 step 4: put back git hooks that lost our marker (e.g. a tool rewrote them). */
+async function reinstallHooksIfMissing(ctx: HookContext): Promise<void> {
+  try {
+    const { hookStates } = await import('../install/git-hooks.js');
+    const states = hookStates({ hooksDir: ctx.repo.hooksDir, root: ctx.repo.root });
+    if (Object.values(states).every((s) => s === 'installed')) return;
+    const { installHooksForRepo } = await import('../install/enable.js');
+    await installHooksForRepo(ctx.repo);
+    ctx.log.info('reinstalled git hooks', {});
+  } catch (e) {
+    ctx.log.warn('cannot reinstall git hooks', { error: e });
+  }
+}
+
+// --------------------------------------------------------------------- turn end
+
+export async function turnEnd(ctx: HookContext, event: HookEvent, adapter: AgentAdapter, startedAt: number): Promise<{ skippedNoCommits: boolean }> {
+  const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath);
+  // 1. wait (outside the lock) for the agent to flush the transcript
+  await adapter.waitForTranscriptFlush(transcriptPath, { startedAt }).catch(() => undefined);
+  let skipped = false;
+  await updateState(ctx.repo.commonDir, event.sessionId, async (loaded) => {
+    let state = loaded ?? freshState(ctx, event, adapter, transcriptPath);
+    claimWorktree(ctx, state);
+    state.transcript_path = transcriptPath;
+    state.last_interaction_time = ctx.now().toISOString();
+    const pre = readPrePrompt(ctx.repo.root, state.session_id);
+    if (!ctx.head) {
+      skipped = true;
+    } else {
+      try {
+        state = await retryPending(ctx, state, { finalize: false });
+        state = (await recordStep(ctx, state, adapter, pre)).state;
+      } catch (e) {
+        ctx.log.error('saving the step failed', { session_id: state.session_id, error: e });
+      }
+    }
+    // 4. TurnEnd always applies, even after failures
+    const wasActive = state.phase === 'active';
+    applyBookkeeping(state, transition(state.phase, 'TurnEnd'), ctx.now());
+    if (wasActive) state.phase = 'idle';
+    if (ctx.head) state = await finalizeTurn(ctx, state);
+    return state;
+  });
+  removeScratch(prePromptPath(ctx.repo.root, event.sessionId));
+  return { skippedNoCommits: skipped };
+}
+
+// --------------------------------------------------------------------- session start / end
+
+export async function sessionStart(ctx: HookContext, event: HookEvent): Promise<string> {
+  let others = 0;
+  for (const w of sessionsForWorktree(ctx.repo.commonDir, ctx.repo.root, ctx.repo.worktreeId).sessions) {
+    if (w.state.session_id !== event.sessionId && w.state.phase !== 'ended') others++;
+  }
+  await updateState(ctx.repo.commonDir, event.sessionId, (loaded) => {
+    if (!loaded) return null;
+    const idleMs = loaded.last_interaction_time ? ctx.now().getTime() - Date.parse(loaded.last_interaction_time) : 0;
+    const r = transition(loaded.phase, 'SessionStart', { idleMs });
+    if (r.actions.some((a) => a.type === 'WarnIdle') || (loaded.phase === 'active' && idleMs > IDLE_WARN_MS)) {
+      ctx.log.warn('session was active without events for over an hour', { session_id: loaded.session_id });
+    }
+    applyBookkeeping(loaded, r, ctx.now());
+    loaded.last_interaction_time = ctx.now().toISOString();
+    return loaded;
+  });
+  try {
+    await pruneSessions(ctx.repo.commonDir, ctx.now(), {
+      isShadowBranchPresent: async (name: string) => (await readRef(ctx.repo, `refs/heads/${name}`)) !== null,
+      prePromptPath: (st) => (st.worktree_path ? prePromptPath(st.worktree_path, st.session_id) : undefined),
+    });
+  } catch (e) {
+    ctx.log.warn('pruning failed', { error: e });
+  }
+  let msg = '\n\nPowered by Entire:\n  This conversation will be linked to your next commit.';
+  if (others > 0) {
+    msg += `\n  ${others} other active conversation(s) in this workspace will also be included.\n  Use 'entire status' for more information.`;
+  }
+  return msg;
+}
+
+export async function sessionEnd(ctx: HookContext, event: HookEvent): Promise<void> {
+  await updateState(ctx.repo.commonDir, event.sessionId, async (loaded) => {
+    if (!loaded) return null;
+    let state = loaded;
+    const wasActive = state.phase === 'active';
+    applyBookkeeping(state, transition(state.phase, 'SessionEnd'), ctx.now());
+    state.last_interaction_time = ctx.now().toISOString();
+    if (ctx.head) {
+      state = await retryPending(ctx, state, { finalize: false });
+      if (wasActive || (state.turn_checkpoint_ids ?? []).length > 0) state = await finalizeTurn(ctx, state);
+    }
+    return state;
+  });
+}
+
+export { fault };

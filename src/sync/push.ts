@@ -1,0 +1,83 @@
+/**
+ * SPEC §6.9: push the metadata branch alongside the person's push, merging
+ * with the remote's when it moved. Failures are one warning line; the
+ * person's push is never blocked.
+ */
+import type { HookContext } from '../strategy/context.js';
+import { runGit } from '../git/exec.js';
+import { readRef, updateRefs } from '../git/refs.js';
+import { METADATA_REF } from '../checkpoint/shadow.js';
+import { MERGE_MESSAGE } from '../checkpoint/messages.js';
+import { casWrite } from '../store/branch.js';
+import { readCommit } from '../store/tree.js';
+import { unionChanges } from './merge.js';
+
+const PUSH_TIMEOUT_MS = 120_000;
+const ROUNDS = 3;
+
+function isUrl(remote: string): boolean {
+  return /[:/]/.test(remote);
+}
+
+async function isAncestor(ctx: HookContext, a: string, b: string): Promise<boolean> {
+  const r = await runGit(['merge-base', '--is-ancestor', a, b], { cwd: ctx.repo.root, allowFailure: true });
+  return r.code === 0;
+}
+
+export async function syncMetadataBranch(ctx: HookContext, remote: string): Promise<void> {
+  const deadline = Date.now() + PUSH_TIMEOUT_MS;
+  const local = await readRef(ctx.repo, METADATA_REF);
+  if (!local) return;
+  const tracking = isUrl(remote) ? null : `refs/remotes/${remote}/entire/checkpoints/v1`;
+  if (tracking && (await readRef(ctx.repo, tracking)) === local) return;
+  process.stderr.write(`[entire] Pushing session logs to ${remote}...\n`);
+  for (let round = 0; round < ROUNDS; round++) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) break;
+    const push = await runGit(['push', '--no-verify', '--quiet', remote, `${METADATA_REF}:${METADATA_REF}`], {
+      cwd: ctx.repo.root,
+      allowFailure: true,
+      timeoutMs: remaining,
+    });
+    if (push.code === 0) {
+      ctx.log.info('pushed session logs', {});
+      return;
+    }
+    if (!/rejected|non-fast-forward|fetch first|stale info/i.test(push.stderr)) {
+      throw new Error(`push of session logs failed: ${push.stderr.trim().split('\n').pop() ?? ''}`);
+    }
+    // the remote moved: fetch it and merge
+    const dst = tracking ?? 'FETCH_HEAD';
+    const fetchArgs = tracking ? ['fetch', '--quiet', '--no-tags', remote, `+${METADATA_REF}:${tracking}`] : ['fetch', '--quiet', '--no-tags', remote, METADATA_REF];
+    const f = await runGit(fetchArgs, { cwd: ctx.repo.root, allowFailure: true, timeoutMs: Math.max(1, deadline - Date.now()) });
+    if (f.code !== 0) throw new Error(`fetch of session logs failed: ${f.stderr.trim().split('\n').pop() ?? ''}`);
+    const theirs = (await runGit(['rev-parse', '--verify', '-q', `${dst}^{commit}`], { cwd: ctx.repo.root, allowFailure: true })).stdout.toString().trim();
+    if (!theirs) throw new Error('cannot read the fetched session logs');
+    await mergeInto(ctx, theirs);
+  }
+  throw new Error('could not push session logs after merging; will try again on the next push');
+}
+
+/** Fast-forward to, or merge with, `theirs` (CAS on the local branch). */
+export async function mergeInto(ctx: HookContext, theirs: string): Promise<void> {
+  await casWrite(
+    ctx.repo,
+    METADATA_REF,
+    async (tip) => {
+      if (!tip || tip === theirs || (await isAncestor(ctx, theirs, tip))) return null;
+      const mine = await readCommit(ctx.repo, tip);
+      const other = await readCommit(ctx.repo, theirs);
+      if (!mine || !other) throw new Error('cannot read session log commits');
+      if (await isAncestor(ctx, tip, theirs)) {
+        // fast-forward: handled below by a plain ref move
+        return null;
+      }
+      const changes = await unionChanges(ctx.repo, mine.tree, other.tree);
+      return { message: MERGE_MESSAGE, mergeParents: [theirs], changes };
+    },
+  );
+  const tip = await readRef(ctx.repo, METADATA_REF);
+  if (tip && tip !== theirs && (await isAncestor(ctx, tip, theirs))) {
+    await updateRefs(ctx.repo, [{ ref: METADATA_REF, newOid: theirs, oldOid: tip }]);
+  }
+}
