@@ -68,7 +68,9 @@ export function reportCommandError(e: unknown): number {
     return e.exitCode === 0 ? 0 : 1;
   }
   if (e instanceof EntireError) {
-    err(e.code === 'NOT_A_REPO' ? 'Not a git repository.' : `Error: ${e.message}`);
+    if (e.code === 'NOT_A_REPO') err('Not a git repository.');
+    else if (e.code === 'INVALID_USAGE') err(`Error: Invalid usage: ${e.message}`);
+    else err(`Error: ${e.message}`);
     return 1;
   }
   err(`Error: ${e instanceof Error ? e.message : String(e)}`);

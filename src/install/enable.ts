@@ -44,3 +44,60 @@ export async function installHooksForRepo(repo: Repo, log?: (line: string) => vo
     log,
   });
 }
+
+import { openRepo } from '../git/repo.js';
+import { EntireError } from '../errors.js';
+import { getAgent, DEFAULT_AGENT } from '../agents/registry.js';
+import {
+  loadSettings,
+  isEnabled,
+  saveSettings,
+  ensureEntireGitignore,
+  projectSettingsPath,
+  localSettingsPath,
+} from '../settings/settings.js';
+import { ensureMetadataBranch } from '../store/branch.js';
+import { relative } from 'node:path';
+
+export interface EnableOptions {
+  agent?: string;
+  local?: boolean;
+  project?: boolean;
+  force?: boolean;
+  skipPushSessions?: boolean;
+}
+
+/** SPEC §8.1 `entire enable`; returns the lines to print. Idempotent. */
+export async function enable(cwd: string, o: EnableOptions): Promise<string[]> {
+  if (o.local && o.project) throw new EntireError('INVALID_USAGE', 'cannot specify both --project and --local');
+  const adapter = await getAgent(o.agent ?? DEFAULT_AGENT);
+  const repo = await openRepo(cwd);
+  try {
+    const lines: string[] = [];
+    const target = o.local ? localSettingsPath(repo.root) : projectSettingsPath(repo.root);
+    const before = loadSettings(repo.root);
+    for (const w of before.warnings) process.stderr.write(w + '\n');
+    const patch: Parameters<typeof saveSettings>[1] = { strategy: 'manual-commit', enabled: true };
+    if (o.skipPushSessions) patch.strategy_options = { push_sessions: false };
+    saveSettings(target, patch);
+    // after enable, Entire is enabled: clear a disabling value in the other file too
+    const after = loadSettings(repo.root);
+    if (!isEnabled(after)) {
+      for (const f of [after.local, after.project]) {
+        if (f && f.settings.enabled === false) saveSettings(f.path, { enabled: true });
+      }
+    }
+    ensureEntireGitignore(repo.root);
+    const hooks = await installHooksForRepo(repo, (l) => process.stderr.write(l + '\n'));
+    lines.push(hooks.changed.length > 0 ? `✓ Git hooks installed in ${hooks.dir}` : `✓ Git hooks already installed in ${hooks.dir}`);
+    if (o.force) adapter.uninstallHooks(repo.root);
+    const agentRes = adapter.installHooks(repo.root, { local: o.local, force: o.force });
+    lines.push(`✓ ${adapter.displayName} hooks installed (${agentRes.file})`);
+    await ensureMetadataBranch(repo);
+    lines.push(`✓ Project configured (${relative(repo.root, target)})`);
+    lines.push('Ready.');
+    return lines;
+  } finally {
+    repo.objects.close();
+  }
+}

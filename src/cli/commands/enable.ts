@@ -1,13 +1,18 @@
 import type { Command } from 'commander';
-import { EntireError } from '../../errors.js';
+import { out } from '../output.js';
 
-/** Placeholder until `enable` is built (see issues). */
+/** SPEC §8.1 `entire enable`. */
 export function register(program: Command): void {
   program
     .command('enable')
-    .allowUnknownOption(true)
-    .allowExcessArguments(true)
-    .action(() => {
-      throw new EntireError('INTERNAL', 'enable is not implemented yet');
+    .description('Install the git and agent hooks and turn Entire on for this repository')
+    .option('--agent <agent>', 'agent to install hooks for (claude-code, gemini, cursor)', 'claude-code')
+    .option('--local', 'write settings to .entire/settings.local.json (not committed)')
+    .option('--project', 'write settings to .entire/settings.json (committed)')
+    .option('-f, --force', 'reinstall agent hooks')
+    .option('--skip-push-sessions', 'do not push session logs on git push')
+    .action(async (opts: { agent: string; local?: boolean; project?: boolean; force?: boolean; skipPushSessions?: boolean }) => {
+      const { enable } = await import('../../install/enable.js');
+      for (const line of await enable(process.cwd(), opts)) out(line);
     });
 }

@@ -1,13 +1,20 @@
 import type { Command } from 'commander';
-import { EntireError } from '../../errors.js';
 
-/** Placeholder until `explain` is built (see issues). */
+/** SPEC §8.9 `entire explain`. The logic lives in src/commands/explain.ts. */
 export function register(program: Command): void {
   program
     .command('explain')
-    .allowUnknownOption(true)
-    .allowExcessArguments(true)
-    .action(() => {
-      throw new EntireError('INTERNAL', 'explain is not implemented yet');
+    .description('Explain a commit, a checkpoint or a session: prompts, files, tokens and transcript')
+    .option('--checkpoint <id>', 'explain one checkpoint (ID or unique prefix)')
+    .option('--commit <rev>', "explain a commit's checkpoints")
+    .option('--session <id>', 'list the checkpoints of a session (with --checkpoint: show only that session)')
+    .option('--short', 'summary only (no prompts or transcript)')
+    .option('--full', 'the whole transcript, untruncated')
+    .option('--raw-transcript', 'print the stored transcript bytes exactly')
+    .option('--json', 'one JSON document')
+    .action(async (opts: { checkpoint?: string; commit?: string; session?: string; short?: boolean; full?: boolean; rawTranscript?: boolean; json?: boolean }) => {
+      const { runExplain } = await import('../../commands/explain.js');
+      const { processIo } = await import('../../commands/common.js');
+      await runExplain(process.cwd(), opts, processIo);
     });
 }
