@@ -20,7 +20,14 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** `ENTIRE_TIMING=1` prints where a hook spends its time (ms since process start). */
+const timing = process.env['ENTIRE_TIMING'] === '1';
+function mark(label: string): void {
+  if (timing) process.stderr.write(`[entire-timing] ${performance.now().toFixed(1)} ${label}\n`);
+}
+
 export async function runHookCommand(args: string[]): Promise<void> {
+  mark('hooks entry');
   const [group, verb, ...rest] = args;
   const started = Date.now();
   let log: import('../log.js').Logger | undefined;
@@ -33,13 +40,16 @@ export async function runHookCommand(args: string[]): Promise<void> {
       const opened = await openHookContext(process.cwd(), component, verb, { inheritedIndexFile: process.env['GIT_INDEX_FILE'] });
       if (!opened.ok) return;
       const ctx = opened.ctx;
+      mark('context opened');
       log = ctx.log;
       closeRepo = () => ctx.repo.objects.close();
       const flows = await import('../strategy/commit-hooks.js');
+      mark('flows loaded');
       if (verb === 'prepare-commit-msg') await flows.prepareCommitMsg(ctx, rest);
       else if (verb === 'commit-msg') await flows.commitMsg(ctx, rest);
       else if (verb === 'post-commit') await flows.postCommit(ctx);
       else if (verb === 'pre-push') await (await import('../strategy/pre-push.js')).prePush(ctx, rest);
+      mark('flow done');
       ctx.log.info('hook completed', { duration_ms: Date.now() - started });
       return;
     }

@@ -26,6 +26,8 @@ export interface Repo {
   readonly hookIndexFile: string | undefined;
   /** Long-lived `git cat-file --batch` reader for this repository. */
   readonly objects: ObjectReader;
+  /** HEAD's commit when the repository was opened (null: no commits yet). */
+  readonly initialHead: string | null;
 }
 
 export const EMPTY_TREE: Record<ObjectFormat, string> = {
@@ -42,15 +44,18 @@ export function zeroOid(format: ObjectFormat): string {
  * for bare repositories (everything we do needs a work tree).
  */
 export async function openRepo(cwd: string, opts: { inheritedIndexFile?: string } = {}): Promise<Repo> {
+  // HEAD last: in a repository without commits rev-parse fails on it after
+  // printing everything else, which saves a second spawn on every hook
   const r = await runGit(
-    ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir', '--git-common-dir', '--git-path', 'hooks', '--show-object-format'],
+    ['rev-parse', '--path-format=absolute', '--show-toplevel', '--git-dir', '--git-common-dir', '--git-path', 'hooks', '--show-object-format', 'HEAD'],
     { cwd, allowFailure: true },
   );
-  if (r.code !== 0) {
+  const lines = r.stdout.toString('utf8').split('\n');
+  if (r.code !== 0 && !(lines.length >= 6 && /unknown revision|ambiguous argument 'HEAD'/.test(r.stderr))) {
     throw new EntireError('NOT_A_REPO', 'Not a git repository.', { detail: { cwd, stderr: r.stderr.trim().slice(0, 200) } });
   }
-  const lines = r.stdout.toString('utf8').split('\n');
-  const [root, gitDir, commonDir, hooksDir, format] = lines;
+  const [root, gitDir, commonDir, hooksDir, format, headLine] = lines;
+  const head = r.code === 0 && headLine && /^[0-9a-f]{40,64}$/.test(headLine.trim()) ? headLine.trim() : null;
   if (!root || !gitDir || !commonDir || !hooksDir) {
     throw new EntireError('NOT_A_REPO', 'Not a git repository.', { detail: { cwd } });
   }
@@ -65,6 +70,7 @@ export async function openRepo(cwd: string, opts: { inheritedIndexFile?: string 
     worktreeId: worktreeIdOf(gitDir, commonDir),
     hookIndexFile: inherited ? (isAbsolute(inherited) ? inherited : resolve(cwd, inherited)) : undefined,
     objects: new ObjectReader(root, objectFormat),
+    initialHead: head,
   };
   return repo;
 }

@@ -2,7 +2,7 @@
  * What every hook flow gets: the repository, settings, a logger, and the
  * clock. Built once per hook process; nothing global.
  */
-import { openRepo, headCommit, currentBranch, type Repo } from '../git/repo.js';
+import { openRepo, currentBranch, type Repo } from '../git/repo.js';
 import { loadSettings, isEnabled, type LoadedSettings } from '../settings/settings.js';
 import { createLogger, logDirFor, type Logger } from '../log.js';
 import { EntireError } from '../errors.js';
@@ -46,6 +46,6 @@ export async function openHookContext(cwd: string, component: string, hook: stri
     level: settings.settings.log_level ?? null,
     component,
   }).with({ hook });
-  const head = await headCommit(repo);
+  const head = repo.initialHead;
   return { ok: true, ctx: { repo, settings, log, head, branch: currentBranch(repo), now: () => new Date() } };
 }
