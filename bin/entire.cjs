@@ -52,6 +52,12 @@ function run() {
         const tmp = cacheFile + '.' + process.pid + '.tmp';
         fs.writeFileSync(tmp, data, { mode: 0o600 });
         fs.renameSync(tmp, cacheFile);
+        // drop caches of earlier builds so the directory does not grow
+        for (const name of fs.readdirSync(dir)) {
+          if (name.startsWith('entire-') && name.endsWith('.v8') && path.join(dir, name) !== cacheFile) {
+            try { fs.unlinkSync(path.join(dir, name)); } catch { /* another process may have it */ }
+          }
+        }
       } catch { /* a cache is an optimisation only */ }
     });
   }
