@@ -1,0 +1,256 @@
+#!/usr/bin/env node
+// `npm run bench`: the project's performance report (SPEC §10, issue 7).
+// One run prints one table; every figure is a median of ≥ 10 runs next to
+// its ratio to `node -e ""` measured in the same run, with the same cleaned
+// environment the installed hooks give the CLI. See docs/performance.md.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, readFileSync, rmSync, realpathSync, chmodSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const cli = join(root, 'bin', 'entire.cjs');
+const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 10));
+const QUICK = process.env.BENCH_QUICK === '1'; // smaller transcripts, for trying the script
+const base = realpathSync(mkdtempSync(join(tmpdir(), 'entire-bench-')));
+const home = join(base, 'home');
+mkdirSync(home, { recursive: true });
+
+const env = { ...process.env };
+for (const k of Object.keys(env)) if (k.startsWith('GIT_') || k.startsWith('ENTIRE_') || k === 'NODE_OPTIONS' || k === 'NODE_EXTRA_CA_CERTS') delete env[k];
+Object.assign(env, {
+  HOME: home,
+  XDG_CACHE_HOME: join(home, '.cache'),
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+  ENTIRE_STOP_WAIT_MS: '0',
+  ENTIRE_TEST_TTY: '0',
+});
+
+// ------------------------------------------------------------------ helpers
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+function sh(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { cwd: opts.cwd, env: { ...env, ...opts.env }, input: opts.input ?? '', encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (r.status !== 0 && !opts.allowFail) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return r;
+}
+function timed(cmd, args, opts = {}) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { cwd: opts.cwd, env: { ...env, ...opts.env }, input: opts.input ?? '', encoding: 'utf8', maxBuffer: 1 << 30 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0 && !opts.allowFail) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return ms;
+}
+const git = (dir, ...args) => sh('git', args, { cwd: dir }).stdout;
+const entire = (dir, args, opts = {}) => sh(process.execPath, [cli, ...args], { cwd: dir, ...opts });
+function note(s) {
+  process.stderr.write(`  … ${s}\n`);
+}
+
+function newRepo(name) {
+  const dir = join(base, name);
+  mkdirSync(dir, { recursive: true });
+  git(dir, 'init', '-q', '-b', 'main');
+  writeFileSync(join(dir, 'README.md'), '# bench\n');
+  writeFileSync(join(dir, 'counter.txt'), '0\n');
+  git(dir, 'add', '.');
+  git(dir, 'commit', '-q', '-m', 'initial');
+  return dir;
+}
+
+// ------------------------------------------------------------------ in-process library
+const libFile = join(base, 'bench-lib.cjs');
+await build({ entryPoints: [join(root, 'scripts', 'bench-lib.ts')], outfile: libFile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+const lib = createRequire(import.meta.url)(libFile);
+
+const rows = [];
+let nodeMs = 0;
+function row(label, ms, extra = '') {
+  rows.push({ label, ms, ratio: nodeMs ? ms / nodeMs : NaN, extra });
+}
+
+// ------------------------------------------------------------------ baseline
+note('node -e ""');
+sh(process.execPath, ['-e', '']);
+nodeMs = median(Array.from({ length: RUNS * 2 }, () => timed(process.execPath, ['-e', ''])));
+row('node -e "" (baseline)', nodeMs);
+
+// ------------------------------------------------------------------ git commit, no live session
+note('git commit with no hooks / four empty hooks / our hooks (no live session)');
+function commitBench(dir) {
+  const xs = [];
+  for (let i = 0; i < RUNS + 2; i++) {
+    writeFileSync(join(dir, 'counter.txt'), `run ${i}\n`);
+    const ms = timed('git', ['commit', '-q', '-a', '-m', `change ${i}`], { cwd: dir });
+    if (i >= 2) xs.push(ms);
+  }
+  return median(xs);
+}
+const noHooks = newRepo('no-hooks');
+const emptyHooks = newRepo('empty-hooks');
+for (const h of ['prepare-commit-msg', 'commit-msg', 'post-commit', 'pre-push']) {
+  writeFileSync(join(emptyHooks, '.git', 'hooks', h), '#!/bin/sh\n');
+  chmodSync(join(emptyHooks, '.git', 'hooks', h), 0o755);
+}
+const ourHooks = newRepo('our-hooks');
+entire(ourHooks, ['enable']);
+git(ourHooks, 'add', '.');
+git(ourHooks, 'commit', '-q', '--no-verify', '-m', 'enable');
+const cNo = commitBench(noHooks);
+const cEmpty = commitBench(emptyHooks);
+const cOurs = commitBench(ourHooks);
+row('git commit, no hooks', cNo);
+row('git commit, four empty #!/bin/sh hooks', cEmpty, `${(cEmpty / cNo).toFixed(2)}× no hooks`);
+row('git commit, our hooks, no live session', cOurs, `${(cOurs / cEmpty).toFixed(2)}× empty hooks (target ≤ 1.3)`);
+
+// ------------------------------------------------------------------ live session repos
+const MB = 1024 * 1024;
+const T3 = QUICK ? 0.3 * MB : 3 * MB;
+const T50 = QUICK ? 5 * MB : 50 * MB;
+
+function liveRepo(name, transcriptBytes, history) {
+  const dir = newRepo(name);
+  entire(dir, ['enable']);
+  git(dir, 'add', '.');
+  git(dir, 'commit', '-q', '--no-verify', '-m', 'enable');
+  if (history) {
+    note(`${name}: seeding ${history.checkpoints} checkpoints and ${history.sessions} ended sessions`);
+    lib.seedHistory(dir, history.checkpoints, env);
+    const sdir = join(dir, '.git', 'entire-sessions');
+    mkdirSync(sdir, { recursive: true });
+    const day = new Date(Date.now() - 24 * 3600 * 1000).toISOString();
+    for (let i = 0; i < history.sessions; i++) {
+      const sid = `ended-${String(i).padStart(4, '0')}-${'0'.repeat(8)}`;
+      writeFileSync(
+        join(sdir, `${sid}.json`),
+        JSON.stringify({ session_id: sid, base_commit: git(dir, 'rev-parse', 'HEAD').trim(), worktree_path: dir, started_at: day, ended_at: day, phase: 'ended', checkpoint_count: 0, last_checkpoint_id: 'a00000000000', agent_type: 'Claude Code' }, null, 2) + '\n',
+      );
+    }
+  }
+  const sid = `b3a1c2d4-0000-4000-8000-${name.padEnd(12, '0').slice(0, 12).replace(/[^0-9a-f]/g, 'a')}`;
+  const tdir = join(home, '.claude', 'projects', dir.replace(/[^A-Za-z0-9]/g, '-'));
+  mkdirSync(tdir, { recursive: true });
+  const transcript = join(tdir, `${sid}.jsonl`);
+  note(`${name}: writing a ${(transcriptBytes / MB).toFixed(1)} MB transcript`);
+  writeFileSync(transcript, lib.makeClaudeTranscript(transcriptBytes));
+  const hook = (verb, extra = {}) => JSON.stringify({ session_id: sid, transcript_path: transcript, cwd: dir, ...extra });
+  let turn = 0;
+  /** One agent turn writing `file` (prompt → edit → Stop); returns the Stop time. */
+  const agentTurn = (file) => {
+    turn++;
+    entire(dir, ['hooks', 'claude-code', 'user-prompt-submit'], { input: hook('user-prompt-submit', { prompt: `turn ${turn}: write ${file}` }) });
+    writeFileSync(join(dir, file), `content of ${file} in turn ${turn}\n`);
+    appendFileSync(transcript, lib.turnLines(sid, `turn ${turn}: write ${file}`, join(dir, file), `content of ${file}`));
+    return timed(process.execPath, [cli, 'hooks', 'claude-code', 'stop'], { cwd: dir, input: hook('stop') });
+  };
+  entire(dir, ['hooks', 'claude-code', 'session-start'], { input: hook('session-start') });
+  return { dir, sid, transcript, agentTurn };
+}
+
+function commitHooksBench(live, label) {
+  const { dir } = live;
+  const pcm = [];
+  const pc = [];
+  const msgFile = join(dir, '.git', 'BENCH_MSG');
+  for (let i = 0; i < RUNS + 1; i++) {
+    const file = `agent-${i}.txt`;
+    live.agentTurn(file);
+    git(dir, 'add', file);
+    writeFileSync(msgFile, `commit ${i}\n`);
+    const t1 = timed(process.execPath, [cli, 'hooks', 'git', 'prepare-commit-msg', msgFile, 'message'], { cwd: dir, env: { GIT_EDITOR: ':' } });
+    if (!/Entire-Checkpoint: [0-9a-f]{12}/.test(readFileSync(msgFile, 'utf8'))) throw new Error('prepare-commit-msg added no trailer');
+    git(dir, '-c', `core.hooksPath=${join(base, 'no-hooks-dir')}`, 'commit', '-q', '-F', msgFile);
+    const before = git(dir, 'rev-parse', 'entire/checkpoints/v1').trim();
+    const t2 = timed(process.execPath, [cli, 'hooks', 'git', 'post-commit'], { cwd: dir });
+    if (git(dir, 'rev-parse', 'entire/checkpoints/v1').trim() === before) throw new Error('post-commit wrote no checkpoint');
+    if (i >= 1) {
+      pcm.push(t1);
+      pc.push(t2);
+    }
+  }
+  row(`prepare-commit-msg, live session, 3 MB transcript${label}`, median(pcm), '(target ≤ 1.5×)');
+  row(`post-commit + condense, 3 MB transcript${label}`, median(pc), '(target ≤ 2.5×)');
+  return { pcm: median(pcm), pc: median(pc) };
+}
+
+note('live session with a 3 MB transcript');
+const live = liveRepo('live3', T3, null);
+live.agentTurn('warmup.txt');
+const plain = commitHooksBench(live, '');
+note('history repository: 1,000 checkpoints, 200 ended sessions');
+const hist = liveRepo('history', T3, { checkpoints: 1000, sessions: 200 });
+hist.agentTurn('warmup.txt');
+const withHistory = commitHooksBench(hist, ', history repo');
+rows[rows.length - 2].extra += ` Δ ${(((withHistory.pcm - plain.pcm) / plain.pcm) * 100).toFixed(1)} % vs no history`;
+rows[rows.length - 1].extra += ` Δ ${(((withHistory.pc - plain.pc) / plain.pc) * 100).toFixed(1)} % vs no history`;
+
+// ------------------------------------------------------------------ Stop hook
+for (const [label, bytes] of [
+  ['3 MB', T3],
+  ['50 MB', T50],
+]) {
+  note(`Stop hook, ${label} transcript`);
+  const s = liveRepo(`stop-${label.replace(' ', '')}`, bytes, null);
+  const first = s.agentTurn('first.txt'); // the first turn redacts and analyses everything once
+  const xs = [];
+  for (let i = 0; i < RUNS; i++) xs.push(s.agentTurn(`later-${i}.txt`));
+  row(`Stop hook, later turns, ${label} transcript`, median(xs), `first turn ${first.toFixed(0)} ms${bytes === T50 ? ' (target < 1000 ms)' : ''}`);
+}
+
+// ------------------------------------------------------------------ redaction, explain, listing, store
+note('redaction throughput (50 MB JSONL)');
+const red = lib.benchRedact(QUICK ? 5 * MB : 50 * MB, 3);
+rows.push({ label: 'redaction of a JSONL transcript', ms: red.ms, ratio: NaN, extra: `${red.mbPerSec.toFixed(1)} MB/s on ${(red.bytes / 1e6).toFixed(0)} MB (target ≥ 25)` });
+
+note('explain and listing');
+const head = git(live.dir, 'rev-parse', 'HEAD').trim();
+const ex = [];
+for (let i = 0; i < RUNS; i++) ex.push(timed(process.execPath, [cli, 'explain', '--commit', head], { cwd: live.dir }));
+row('entire explain --commit <sha>', median(ex));
+const list = await lib.benchList(hist.dir, RUNS);
+rows.push({ label: `list ${list.count} checkpoints (in-process, incl. cat-file start)`, ms: list.ms, ratio: NaN, extra: '(target ≤ 1000 ms)' });
+
+note('store: write / finalize / read one checkpoint (100 KB transcript)');
+const storeRepo = newRepo('store');
+const st = await lib.benchStore(storeRepo, RUNS, 100 * 1024);
+rows.push({ label: 'write one checkpoint (in-process)', ms: st.write, ratio: NaN, extra: '' });
+rows.push({ label: 'finalize one checkpoint (in-process)', ms: st.finalize, ratio: NaN, extra: '' });
+rows.push({ label: 'read one checkpoint (in-process)', ms: st.read, ratio: NaN, extra: '' });
+
+// ------------------------------------------------------------------ sessionlog peer
+note('sessionlog 0.1.0, the same post-commit job');
+try {
+  const { benchSessionlogPostCommit } = await import('./bench-sessionlog.mjs');
+  const sl = await benchSessionlogPostCommit({ runs: RUNS, transcriptBytes: T3, env });
+  if (sl.ok) {
+    row('sessionlog 0.1.0 post-commit, 3 MB transcript', sl.medianMs, `ours is ${(sl.medianMs / plain.pc).toFixed(1)}× faster (target ≥ 3)`);
+  } else {
+    rows.push({ label: 'sessionlog 0.1.0 post-commit', ms: NaN, ratio: NaN, extra: `not measured: ${sl.reason}` });
+  }
+} catch (e) {
+  rows.push({ label: 'sessionlog 0.1.0 post-commit', ms: NaN, ratio: NaN, extra: `not measured: ${e.message}` });
+}
+
+// ------------------------------------------------------------------ report
+const w = Math.max(...rows.map((r) => r.label.length));
+console.log(`\nentire performance report — ${new Date().toISOString()}`);
+console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, medians of ${RUNS} runs${QUICK ? ' (BENCH_QUICK: small transcripts)' : ''}\n`);
+console.log(`| ${'operation'.padEnd(w)} | median ms | × node -e "" | notes`);
+console.log(`|${'-'.repeat(w + 2)}|-----------|--------------|------`);
+for (const r of rows) {
+  const ms = Number.isFinite(r.ms) ? r.ms.toFixed(1).padStart(9) : '        –';
+  const ratio = Number.isFinite(r.ratio) ? r.ratio.toFixed(2).padStart(12) : '           –';
+  console.log(`| ${r.label.padEnd(w)} | ${ms} | ${ratio} | ${r.extra}`);
+}
+if (process.env.BENCH_KEEP !== '1') rmSync(base, { recursive: true, force: true });
