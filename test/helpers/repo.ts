@@ -18,7 +18,8 @@ const created: string[] = [];
 export function testEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of Object.keys(env)) {
-    if (k.startsWith('GIT_') || k.startsWith('ENTIRE_')) delete env[k];
+    // NODE_EXTRA_CA_CERTS alone costs ~50 ms per Node start (the hooks clear it too)
+    if (k.startsWith('GIT_') || k.startsWith('ENTIRE_') || k === 'NODE_OPTIONS' || k === 'NODE_EXTRA_CA_CERTS') delete env[k];
   }
   Object.assign(env, {
     HOME: home,

@@ -1,13 +1,16 @@
 import type { Command } from 'commander';
-import { EntireError } from '../../errors.js';
 
-/** Placeholder until `clean` is built (see issues). */
+/** SPEC §8.6 `entire clean`. The logic lives in src/commands/clean.ts. */
 export function register(program: Command): void {
   program
     .command('clean')
-    .allowUnknownOption(true)
-    .allowExcessArguments(true)
-    .action(() => {
-      throw new EntireError('INTERNAL', 'clean is not implemented yet');
+    .description('List (and with --force delete) orphaned shadow branches, session states, scratch files and locks')
+    .option('--force', 'delete the items found')
+    .option('--json', 'one JSON document')
+    .action(async (opts: { force?: boolean; json?: boolean }) => {
+      const { runClean } = await import('../../commands/clean.js');
+      const { processIo } = await import('../../commands/common.js');
+      const code = await runClean(process.cwd(), opts, processIo);
+      if (code !== 0) process.exitCode = code;
     });
 }

@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
-import { EntireError } from '../../errors.js';
 
-/** Placeholder until `resume` is built (see issues). */
+/** SPEC §8.8 `entire resume <branch> [--force]`. */
 export function register(program: Command): void {
   program
     .command('resume')
-    .allowUnknownOption(true)
-    .allowExcessArguments(true)
-    .action(() => {
-      throw new EntireError('INTERNAL', 'resume is not implemented yet');
+    .description("Check out a branch and restore its latest sessions' transcripts so the agent can continue them")
+    .argument('<branch>', 'branch to resume')
+    .option('-f, --force', 'overwrite a local transcript even when it is longer')
+    .action(async (branch: string, opts: { force?: boolean }) => {
+      const { runResume } = await import('../../commands/resume.js');
+      process.exitCode = await runResume(process.cwd(), branch, opts);
     });
 }
