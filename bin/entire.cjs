@@ -30,8 +30,12 @@ function run() {
     return;
   }
   const key = process.version + '-' + process.arch + '-' + st.size + '-' + Math.floor(st.mtimeMs);
+  // One cache per entry path: V8 caches only the functions a run compiled,
+  // so each hook keeps a cache holding exactly the code it runs.
+  const a = process.argv;
+  const profile = a[2] === 'hooks' ? 'hooks-' + (a[3] || '') + '-' + (a[4] || '') : 'cli';
   const dir = cacheDir();
-  const cacheFile = path.join(dir, 'entire-' + key.replace(/[^A-Za-z0-9.-]/g, '_') + '.v8');
+  const cacheFile = path.join(dir, 'entire-' + key.replace(/[^A-Za-z0-9.-]/g, '_') + '-' + profile.replace(/[^A-Za-z0-9-]/g, '_').slice(0, 60) + '.v8');
   let cachedData;
   if (process.env.ENTIRE_NO_CODE_CACHE !== '1') {
     try { cachedData = fs.readFileSync(cacheFile); } catch { cachedData = undefined; }
@@ -54,7 +58,7 @@ function run() {
         fs.renameSync(tmp, cacheFile);
         // drop caches of earlier builds so the directory does not grow
         for (const name of fs.readdirSync(dir)) {
-          if (name.startsWith('entire-') && name.endsWith('.v8') && path.join(dir, name) !== cacheFile) {
+          if (name.startsWith('entire-') && name.endsWith('.v8') && !name.includes(key.replace(/[^A-Za-z0-9.-]/g, '_'))) {
             try { fs.unlinkSync(path.join(dir, name)); } catch { /* another process may have it */ }
           }
         }

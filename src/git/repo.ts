@@ -5,7 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EntireError } from '../errors.js';
-import { runGit, git } from './exec.js';
+import { runGit, git, gitBaseEnv } from './exec.js';
+import { discoverRepo } from './discover.js';
+import { spawnSync } from 'node:child_process';
 import { ObjectReader } from './catfile.js';
 
 export type ObjectFormat = 'sha1' | 'sha256';
@@ -43,7 +45,29 @@ export function zeroOid(format: ObjectFormat): string {
  * Resolve the repository containing `cwd`. Throws NOT_A_REPO outside one and
  * for bare repositories (everything we do needs a work tree).
  */
-export async function openRepo(cwd: string, opts: { inheritedIndexFile?: string } = {}): Promise<Repo> {
+export async function openRepo(cwd: string, opts: { inheritedIndexFile?: string; fast?: boolean } = {}): Promise<Repo> {
+  if (opts.fast) {
+    const d = discoverRepo(cwd);
+    if (d) {
+      const inherited = opts.inheritedIndexFile;
+      let hooksDir: string | undefined;
+      return {
+        root: d.root,
+        gitDir: d.gitDir,
+        commonDir: d.commonDir,
+        // rarely needed on the hook path: resolved on first use
+        get hooksDir(): string {
+          hooksDir ??= resolveHooksDirSync(d.root);
+          return hooksDir;
+        },
+        objectFormat: d.objectFormat,
+        worktreeId: worktreeIdOf(d.gitDir, d.commonDir),
+        hookIndexFile: inherited ? (isAbsolute(inherited) ? inherited : resolve(cwd, inherited)) : undefined,
+        objects: new ObjectReader(d.root, d.objectFormat),
+        initialHead: d.head,
+      };
+    }
+  }
   // HEAD last: in a repository without commits rev-parse fails on it after
   // printing everything else, which saves a second spawn on every hook
   const r = await runGit(
@@ -73,6 +97,11 @@ export async function openRepo(cwd: string, opts: { inheritedIndexFile?: string 
     initialHead: head,
   };
   return repo;
+}
+
+function resolveHooksDirSync(root: string): string {
+  const r = spawnSync('git', ['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: root, env: gitBaseEnv(), encoding: 'utf8' });
+  return (r.stdout ?? '').trim() || join(root, '.git', 'hooks');
 }
 
 export function worktreeIdOf(gitDir: string, commonDir: string): string {

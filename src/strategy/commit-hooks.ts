@@ -13,6 +13,7 @@ import { isRebaseInProgress, transition, applyBookkeeping } from '../session/pha
 import { gitArgv, gitSubcommand, isAmend } from '../git/argv.js';
 import { stagedPaths, changedPaths } from '../git/status.js';
 import { configGet, EMPTY_TREE } from '../git/repo.js';
+import { readConfigValue } from '../git/config-file.js';
 import { readCommit } from '../store/tree.js';
 import { checkpointExists } from '../store/committed.js';
 import { writeShadowStep } from '../store/shadow.js';
@@ -45,7 +46,8 @@ const INTENT_MAX_AGE_MS = 60 * 60 * 1000;
 // ------------------------------------------------------------------ helpers
 
 async function commentCharOf(ctx: HookContext): Promise<string | null> {
-  const v = await configGet(ctx.repo, 'core.commentChar');
+  const fromFiles = readConfigValue('core', 'commentchar', ctx.repo);
+  const v = fromFiles !== undefined ? fromFiles.value : await configGet(ctx.repo, 'core.commentChar');
   if (v === null || v === '') return '#';
   // `auto` (or anything we cannot be sure of) → no comment lines of ours
   return v.length === 1 ? v : null;
@@ -185,9 +187,12 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
     if (qualifying.length > 0) {
       let link = true;
       if (source === 'message') {
-        const agent = (await adapterFor(qualifying[0]!)).displayName;
-        const p = await lastPromptOf(qualifying[0]!);
-        const answer = await askLink(`You have an active ${agent} session.\nLast Prompt: ${p}\nLink this commit to ${agent} session context? [Y/n] `);
+        const first = qualifying[0]!;
+        const answer = await askLink(async () => {
+          const agent = (await adapterFor(first)).displayName;
+          const p = await lastPromptOf(first);
+          return `You have an active ${agent} session.\nLast Prompt: ${p}\nLink this commit to ${agent} session context? [Y/n] `;
+        });
         link = answer !== 'no';
       }
       if (link) {

@@ -22,10 +22,10 @@ export type OpenResult = { ok: true; ctx: HookContext } | { ok: false; reason: '
  * Resolve the repository and settings for a hook. Hooks exit silently
  * outside a repository and when not enabled (SPEC §6).
  */
-export async function openHookContext(cwd: string, component: string, hook: string, opts: { inheritedIndexFile?: string } = {}): Promise<OpenResult> {
+export async function openHookContext(cwd: string, component: string, hook: string, opts: { inheritedIndexFile?: string; fast?: boolean } = {}): Promise<OpenResult> {
   let repo: Repo;
   try {
-    repo = await openRepo(cwd, opts);
+    repo = await openRepo(cwd, { fast: true, ...opts });
   } catch (e) {
     if (e instanceof EntireError && e.code === 'NOT_A_REPO') return { ok: false, reason: 'not-a-repo' };
     throw e;

@@ -13,11 +13,12 @@ function interpret(answer: string): 'yes' | 'no' {
   return a === 'n' || a === 'no' ? 'no' : 'yes';
 }
 
-export async function askLink(question: string, env: NodeJS.ProcessEnv = process.env): Promise<TtyAnswer> {
+/** The question is built only when a terminal exists (it redacts the last prompt). */
+export async function askLink(makeQuestion: () => Promise<string>, env: NodeJS.ProcessEnv = process.env): Promise<TtyAnswer> {
   const forced = env['ENTIRE_TEST_TTY'];
   if (forced === '0') return 'no-tty';
   if (forced === '1') {
-    process.stderr.write(question + '\n');
+    process.stderr.write((await makeQuestion()) + '\n');
     return interpret(env['ENTIRE_TEST_TTY_ANSWER'] ?? 'y');
   }
   let fd: number;
@@ -25,6 +26,12 @@ export async function askLink(question: string, env: NodeJS.ProcessEnv = process
     fd = openSync('/dev/tty', 'r+');
   } catch {
     return 'no-tty'; // the agent path: no controlling terminal
+  }
+  let question: string;
+  try {
+    question = await makeQuestion();
+  } catch {
+    question = 'Link this commit to the agent session context? [Y/n] ';
   }
   try {
     writeSync(fd, question);

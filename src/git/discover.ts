@@ -1,0 +1,120 @@
+/**
+ * Repository discovery from the file system, for hooks: the common layout
+ * (a `.git` directory or a `.git` file, linked worktrees, loose or packed
+ * refs) is read directly, saving the `git rev-parse` spawn on every hook.
+ * Anything unusual returns null and the caller asks git instead.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+
+export interface Discovered {
+  root: string;
+  gitDir: string;
+  commonDir: string;
+  objectFormat: 'sha1' | 'sha256';
+  head: string | null;
+}
+
+function read(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function gitDirFromDotGit(dir: string): string | null {
+  const dotgit = join(dir, '.git');
+  let st;
+  try {
+    st = statSync(dotgit);
+  } catch {
+    return null;
+  }
+  if (st.isDirectory()) return dotgit;
+  if (!st.isFile()) return null;
+  const m = /^gitdir: (.+)$/m.exec(read(dotgit) ?? '');
+  if (!m || !m[1]) return null;
+  const p = m[1].trim();
+  return isAbsolute(p) ? p : resolve(dir, p);
+}
+
+const OID_RE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+function resolveRef(gitDir: string, commonDir: string, ref: string): string | null | undefined {
+  // per-worktree refs live in the worktree's git dir; branches in the common dir
+  for (const base of ref.startsWith('refs/heads/') || ref.startsWith('refs/remotes/') || ref.startsWith('refs/tags/') ? [commonDir] : [gitDir, commonDir]) {
+    const loose = read(join(base, ref));
+    if (loose !== null) {
+      const v = loose.trim();
+      if (OID_RE.test(v)) return v;
+      return undefined; // a symbolic ref inside refs/: ask git
+    }
+  }
+  const packed = read(join(commonDir, 'packed-refs'));
+  if (packed !== null) {
+    for (const line of packed.split('\n')) {
+      if (line.endsWith(' ' + ref)) {
+        const v = line.slice(0, line.indexOf(' '));
+        if (OID_RE.test(v)) return v;
+      }
+    }
+  }
+  return null;
+}
+
+export function discoverRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): Discovered | null {
+  if (env['GIT_CEILING_DIRECTORIES'] || env['GIT_WORK_TREE'] || env['GIT_COMMON_DIR'] || env['GIT_OBJECT_DIRECTORY']) return null;
+  let root: string | null = null;
+  let gitDir: string | null = null;
+  if (env['GIT_DIR']) {
+    // git exports GIT_DIR to hooks of linked worktrees; the cwd is the worktree root
+    const g = resolve(cwd, env['GIT_DIR']);
+    if (gitDirFromDotGit(cwd) !== g) return null;
+    root = cwd;
+    gitDir = g;
+  } else {
+    for (let d = resolve(cwd); ; d = dirname(d)) {
+      const g = gitDirFromDotGit(d);
+      if (g) {
+        root = d;
+        gitDir = g;
+        break;
+      }
+      if (dirname(d) === d) return null;
+    }
+  }
+  if (!gitDir || !root) return null;
+  try {
+    // git refuses repositories owned by someone else (safe.directory): let git decide
+    if (typeof process.getuid === 'function' && statSync(gitDir).uid !== process.getuid()) return null;
+  } catch {
+    return null;
+  }
+  const headText = read(join(gitDir, 'HEAD'));
+  if (headText === null) return null;
+  const commondirText = read(join(gitDir, 'commondir'));
+  const commonDir = commondirText === null ? gitDir : resolve(gitDir, commondirText.trim());
+  if (!isDir(join(commonDir, 'objects'))) return null;
+  const config = read(join(commonDir, 'config')) ?? '';
+  // settings that change where the work tree or refs are: let git answer
+  if (/^\s*(worktree|bare\s*=\s*true|refstorage)\b/im.test(config) || /^\s*\[include/im.test(config)) return null;
+  const objectFormat = /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? 'sha256' : 'sha1';
+  const h = headText.trim();
+  let head: string | null;
+  if (OID_RE.test(h)) head = h;
+  else if (h.startsWith('ref: ')) {
+    const r = resolveRef(gitDir, commonDir, h.slice(5).trim());
+    if (r === undefined) return null;
+    head = r;
+  } else return null;
+  return { root, gitDir, commonDir, objectFormat, head };
+}
