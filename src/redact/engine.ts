@@ -1,0 +1,404 @@
+/**
+ * The redaction engine (SPEC §3.1, §3.2 `redactString`).
+ *
+ * One pass over a string does the cheap work for both detectors:
+ * - an Aho-Corasick automaton over every rule keyword (ASCII case-folded,
+ *   a full DFA: one table lookup per character) records which rules can
+ *   match (the keyword prefilter) and, for anchored rules, where their
+ *   keywords start;
+ * - the same loop tracks runs of `[A-Za-z0-9/+_=-]` and computes the entropy
+ *   of runs long enough (≥ 23) to qualify.
+ * Only rules whose keywords occur run their regex. Most strings of a
+ * transcript have no keyword and no high-entropy run and leave after the pass.
+ *
+ * Everything is built on first use: importing this module costs nothing.
+ */
+import { RULES } from './rules.js';
+import type { CompiledRule } from './types.js';
+import { MIN_ENTROPY_RUN, RUN_CLASS, runIsHighEntropy, shannonEntropy } from './entropy.js';
+
+export const REDACTED = 'REDACTED';
+
+/** Stats bucket for the entropy detector. */
+export const ENTROPY_RULE_ID = 'entropy';
+
+/** Secrets never re-redacted (keeps redaction idempotent). */
+const GLOBAL_ALLOW = /^(?:REDACTED)+$/;
+/** Shorter secrets are dropped: every occurrence of a secret is redacted, and
+ * a two-letter "secret" would shred the text around it. */
+const MIN_SECRET = 4;
+
+interface Automaton {
+  rules: CompiledRule[];
+  /**
+   * The scan loop's table: for state st and char c < 128,
+   * step[st * 128 + c] = next << 2 | (next has outputs) << 1 | (c in the run class).
+   */
+  step: Uint16Array;
+  /** Keywords ending in each state (its own and its suffixes'), as rule index * 256 + keyword length. */
+  out: Array<number[] | null>;
+  /** 1 where out[state] is non-null. */
+  hasOut: Uint8Array;
+}
+
+let automaton: Automaton | null = null;
+
+function build(): Automaton {
+  const rules: CompiledRule[] = RULES.map((r, index) => ({
+    ...r,
+    index,
+    re: r.regex === undefined ? null : new RegExp(r.regex, 'g' + (r.flags ?? '')),
+    sticky: r.regex === undefined || r.anchored !== true ? null : new RegExp(r.regex, 'y' + (r.flags ?? '')),
+  }));
+  // trie
+  const gotoRows: Array<Int32Array> = [new Int32Array(128).fill(-1)];
+  const outSets: Array<Set<number>> = [new Set()];
+  for (const rule of rules) {
+    for (const kw of rule.keywords) {
+      let st = 0;
+      for (let i = 0; i < kw.length; i++) {
+        const c = kw.charCodeAt(i);
+        if (c >= 128) throw new Error(`rule ${rule.id}: keyword must be ASCII`);
+        const lc = c >= 65 && c <= 90 ? c + 32 : c;
+        let nx = gotoRows[st]![lc]!;
+        if (nx === -1) {
+          nx = gotoRows.length;
+          gotoRows.push(new Int32Array(128).fill(-1));
+          outSets.push(new Set());
+          gotoRows[st]![lc] = nx;
+        }
+        st = nx;
+      }
+      if (kw.length > 255) throw new Error(`rule ${rule.id}: keyword too long`);
+      outSets[st]!.add(rule.index * 256 + kw.length);
+    }
+  }
+  const n = gotoRows.length;
+  const fail = new Int32Array(n);
+  const delta = new Uint32Array(n * 128);
+  // BFS
+  const queue: number[] = [];
+  for (let c = 0; c < 128; c++) {
+    const nx = gotoRows[0]![c]!;
+    if (nx > 0) {
+      fail[nx] = 0;
+      queue.push(nx);
+      delta[c] = nx;
+    } else delta[c] = 0;
+  }
+  for (let qi = 0; qi < queue.length; qi++) {
+    const st = queue[qi]!;
+    for (const r of outSets[fail[st]!]!) outSets[st]!.add(r);
+    for (let c = 0; c < 128; c++) {
+      const nx = gotoRows[st]![c]!;
+      if (nx > 0) {
+        fail[nx] = delta[fail[st]! * 128 + c]!;
+        queue.push(nx);
+        delta[st * 128 + c] = nx;
+      } else {
+        delta[st * 128 + c] = delta[fail[st]! * 128 + c]!;
+      }
+    }
+  }
+  // case folding: uppercase letters follow their lowercase transitions
+  for (let st = 0; st < n; st++) {
+    for (let c = 65; c <= 90; c++) delta[st * 128 + c] = delta[st * 128 + c + 32]!;
+  }
+  // each entry: rule index * 256 + keyword length
+  const out = outSets.map((s) => (s.size === 0 ? null : [...s].sort((a, b) => a - b)));
+  const hasOut = new Uint8Array(n);
+  for (let st = 0; st < n; st++) hasOut[st] = out[st] === null ? 0 : 1;
+  if (n >= 1 << 14) throw new Error('keyword automaton too large');
+  const step = new Uint16Array(n * 128);
+  for (let st = 0; st < n; st++) {
+    for (let c = 0; c < 128; c++) {
+      const nx = delta[st * 128 + c]!;
+      step[st * 128 + c] = (nx << 2) | (hasOut[nx]! << 1) | RUN_CLASS[c]!;
+    }
+  }
+  return { rules, step, out, hasOut };
+}
+
+function getAutomaton(): Automaton {
+  if (automaton === null) automaton = build();
+  return automaton;
+}
+
+/** The compiled rules (built on first use). */
+export function compiledRules(): CompiledRule[] {
+  return getAutomaton().rules;
+}
+
+// Scan results, reused between calls (the engine is synchronous).
+let hitMark = new Uint8Array(0);
+const hitList: number[] = [];
+const entropyStarts: number[] = [];
+const entropyEnds: number[] = [];
+
+/** Start positions of keyword occurrences, per anchored rule (valid while hitMark is set). */
+let anchorPos: number[][] = [];
+let anchoredRule = new Uint8Array(0);
+
+function recordHits(o: number[], i: number): void {
+  for (let k = 0; k < o.length; k++) {
+    const code = o[k]!;
+    const r = code >>> 8;
+    if (hitMark[r] === 0) {
+      hitMark[r] = 1;
+      hitList.push(r);
+      if (anchoredRule[r] === 1) anchorPos[r]!.length = 0;
+    }
+    if (anchoredRule[r] === 1) anchorPos[r]!.push(i + 1 - (code & 255));
+  }
+}
+
+/**
+ * One pass: fills hitList (rules whose keyword occurs) and the entropy
+ * regions. Returns true when anything was found.
+ */
+function scan(s: string): boolean {
+  const a = getAutomaton();
+  if (hitMark.length !== a.rules.length) {
+    hitMark = new Uint8Array(a.rules.length);
+    anchoredRule = new Uint8Array(a.rules.length);
+    anchorPos = a.rules.map(() => []);
+    for (const r of a.rules) anchoredRule[r.index] = r.sticky === null ? 0 : 1;
+  }
+  for (const r of hitList) hitMark[r] = 0;
+  hitList.length = 0;
+  entropyStarts.length = 0;
+  entropyEnds.length = 0;
+  const step = a.step;
+  const out = a.out;
+  const n = s.length;
+  let st = 0;
+  let runStart = 0;
+  let runLen = 0;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128) {
+      const e = step[(st << 7) | c]!;
+      st = e >>> 2;
+      if ((e & 2) !== 0) recordHits(out[st]!, i);
+      if ((e & 1) !== 0) {
+        if (runLen === 0) runStart = i;
+        runLen++;
+        continue;
+      }
+    } else {
+      st = 0;
+    }
+    if (runLen !== 0) {
+      if (runLen >= MIN_ENTROPY_RUN && runIsHighEntropy(s, runStart, i)) {
+        entropyStarts.push(runStart);
+        entropyEnds.push(i);
+      }
+      runLen = 0;
+    }
+  }
+  if (runLen >= MIN_ENTROPY_RUN && runIsHighEntropy(s, runStart, n)) {
+    entropyStarts.push(runStart);
+    entropyEnds.push(n);
+  }
+  return hitList.length > 0 || entropyStarts.length > 0;
+}
+
+/**
+ * Cheap test: can `redactString(s)` change s? False means it certainly
+ * returns s unchanged; true means a keyword or a high-entropy run occurs.
+ */
+export function mayNeedRedaction(s: string): boolean {
+  return scan(s);
+}
+
+/** Per-rule counters (rule id → regions found), filled when passed in. */
+export type Stats = Record<string, number>;
+
+function bump(stats: Stats | undefined, id: string, by = 1): void {
+  if (stats !== undefined) stats[id] = (stats[id] ?? 0) + by;
+}
+
+/** Secret of a match: the first non-empty capture group, else the match. */
+function firstGroup(m: RegExpExecArray): string {
+  for (let g = 1; g < m.length; g++) {
+    const v = m[g];
+    if (v !== undefined && v !== '') return v;
+  }
+  return m[0];
+}
+
+/** Start positions of a rule's keywords in s (case-insensitive); used when no scan ran. */
+function keywordStarts(rule: CompiledRule, s: string): number[] {
+  const lower = s.toLowerCase().length === s.length ? s.toLowerCase() : s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  const out: number[] = [];
+  for (const kw of rule.keywords) {
+    for (let at = lower.indexOf(kw); at !== -1; at = lower.indexOf(kw, at + 1)) out.push(at);
+  }
+  return out;
+}
+
+/** Secrets one rule finds in s, after its entropy and allowlist checks. */
+export function ruleSecrets(rule: CompiledRule, s: string, anchors?: number[]): string[] {
+  const raw: string[] = [];
+  if (rule.find !== undefined) {
+    raw.push(...rule.find(s));
+  } else if (rule.sticky !== null) {
+    const re = rule.sticky;
+    const starts = (anchors ?? keywordStarts(rule, s)).slice().sort((x, y) => x - y);
+    let doneUpTo = -1;
+    for (const p of starts) {
+      if (p < doneUpTo) continue;
+      re.lastIndex = p;
+      const m = re.exec(s);
+      if (m === null || m[0].length === 0) continue;
+      doneUpTo = p + m[0].length;
+      raw.push(firstGroup(m));
+    }
+  } else if (rule.re !== null) {
+    const re = rule.re;
+    re.lastIndex = 0;
+    for (let m = re.exec(s); m !== null; m = re.exec(s)) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      raw.push(firstGroup(m));
+    }
+  }
+  const out: string[] = [];
+  for (const secret of raw) {
+    if (secret.length < MIN_SECRET || GLOBAL_ALLOW.test(secret)) continue;
+    if (rule.entropy !== undefined && shannonEntropy(secret) <= rule.entropy) continue;
+    if (rule.allowlist !== undefined && rule.allowlist.some((re) => re.test(secret))) continue;
+    if (rule.stopwords !== undefined) {
+      const lower = secret.toLowerCase();
+      if (rule.stopwords.some((w) => lower.includes(w))) continue;
+    }
+    if (rule.validate !== undefined && !rule.validate(secret)) continue;
+    out.push(secret);
+  }
+  return out;
+}
+
+/**
+ * Regions (start, end pairs, flattened) to redact in s, unmerged. Uses the
+ * scan state left by `scan(s)`, which must have just returned true.
+ */
+function regionsAfterScan(s: string, stats: Stats | undefined): number[] {
+  const regions: number[] = [];
+  for (let k = 0; k < entropyStarts.length; k++) regions.push(entropyStarts[k]!, entropyEnds[k]!);
+  bump(stats, ENTROPY_RULE_ID, entropyStarts.length);
+  if (hitList.length === 0) return regions;
+  const rules = getAutomaton().rules;
+  const hits = hitList.slice().sort((x, y) => x - y);
+  for (const ri of hits) {
+    const rule = rules[ri]!;
+    const secrets = ruleSecrets(rule, s, rule.sticky === null ? undefined : anchorPos[ri]);
+    if (secrets.length === 0) continue;
+    const seen = new Set<string>();
+    for (const secret of secrets) {
+      if (seen.has(secret)) continue;
+      seen.add(secret);
+      // every occurrence of a found secret is a region
+      for (let at = s.indexOf(secret); at !== -1; at = s.indexOf(secret, at + 1)) {
+        regions.push(at, at + secret.length);
+        bump(stats, rule.id);
+      }
+    }
+  }
+  return regions;
+}
+
+/** Sort, merge overlapping or touching regions, replace each with REDACTED. */
+function applyRegions(s: string, flat: number[]): string {
+  const idx: number[] = [];
+  for (let k = 0; k < flat.length; k += 2) idx.push(k);
+  idx.sort((x, y) => flat[x]! - flat[y]! || flat[x + 1]! - flat[y + 1]!);
+  let outStr = '';
+  let pos = 0;
+  let curStart = -1;
+  let curEnd = -1;
+  for (const k of idx) {
+    const st = flat[k]!;
+    const en = flat[k + 1]!;
+    if (curStart !== -1 && st <= curEnd) {
+      if (en > curEnd) curEnd = en;
+      continue;
+    }
+    if (curStart !== -1) {
+      outStr += s.slice(pos, curStart) + REDACTED;
+      pos = curEnd;
+    }
+    curStart = st;
+    curEnd = en;
+  }
+  if (curStart !== -1) {
+    outStr += s.slice(pos, curStart) + REDACTED;
+    pos = curEnd;
+  }
+  return outStr + s.slice(pos);
+}
+
+const MAX_PASSES = 16;
+
+/** redactString with optional per-rule counting; no caching. */
+export function redactStringStats(s: string, stats?: Stats): string {
+  let cur = s;
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    if (!scan(cur)) return cur;
+    const regions = regionsAfterScan(cur, stats);
+    if (regions.length === 0) return cur;
+    const next = applyRegions(cur, regions);
+    if (next === cur) return cur;
+    cur = next;
+  }
+  return cur;
+}
+
+// Per-string cache for strings that needed the expensive path: transcripts
+// repeat the same text (a Write's content echoed in toolUseResult, prompts
+// reused). Keyed by length, holding the last string of each length: a lookup
+// is one integer map probe plus one string comparison (which fails fast on
+// different strings), so no string is ever hashed.
+const CACHE_MAX_ENTRIES = 4096;
+let cache = new Map<number, [string, string]>();
+
+/** Strings at least this long are looked up before scanning (duplicates skip the scan too). */
+const CACHE_FIRST_MIN = 256;
+
+/** SPEC §3.2 `redactString`: both detectors, merged regions, repeated until stable. */
+export function redactString(s: string): string {
+  // no rule or run can match fewer than 6 characters
+  if (s.length < 6) return s;
+  const big = s.length >= CACHE_FIRST_MIN;
+  if (big) {
+    const hit = cache.get(s.length);
+    if (hit !== undefined && hit[0] === s) return hit[1];
+  }
+  if (!scan(s)) {
+    if (big) remember(s, s);
+    return s;
+  }
+  if (!big) {
+    const hit = cache.get(s.length);
+    if (hit !== undefined && hit[0] === s) return hit[1];
+  }
+  const regions = regionsAfterScan(s, undefined);
+  let result = s;
+  if (regions.length > 0) {
+    const next = applyRegions(s, regions);
+    result = next === s ? s : redactStringStats(next);
+  }
+  remember(s, result);
+  return result;
+}
+
+function remember(s: string, result: string): void {
+  if (cache.size >= CACHE_MAX_ENTRIES) cache = new Map();
+  cache.set(s.length, [s, result]);
+}
+
+/** Forget cached results (tests, long-lived processes). */
+export function clearRedactionCache(): void {
+  cache = new Map();
+}

@@ -1,0 +1,39 @@
+/** Shape of one pattern rule (SPEC §3.1 (2)). Rules live in ./rules.ts. */
+export interface Rule {
+  /** Stable id, kebab-case, `<family>-<what>`; shown by `entire redact --stats`. */
+  id: string;
+  /** Credential family (provider or kind) the rule belongs to. */
+  family: string;
+  /** Lowercase literals; the rule runs only when one occurs in the lowercased text. */
+  keywords: string[];
+  /**
+   * Regex source (compiled on first use with flag `g` plus `flags`). Must be
+   * linear-time: bounded quantifiers, starts anchored on a literal or a
+   * lookbehind so that a run is not re-scanned from every position.
+   */
+  regex?: string;
+  flags?: string;
+  /**
+   * The regex starts with one of the keywords: it is then tried (sticky) only
+   * where the keyword prefilter saw a keyword, instead of from every position.
+   */
+  anchored?: boolean;
+  /** Custom matcher instead of `regex`: returns the secrets found. */
+  find?: (s: string) => string[];
+  /** Dropped unless the secret's Shannon entropy is above this. */
+  entropy?: number;
+  /** Regexes tested against the secret; a match drops it. */
+  allowlist?: RegExp[];
+  /** Lowercase words; a secret containing one is dropped. */
+  stopwords?: string[];
+  /** Extra check on the secret; false drops it. */
+  validate?: (secret: string) => boolean;
+}
+
+/** A compiled rule, as the engine uses it. */
+export interface CompiledRule extends Rule {
+  index: number;
+  re: RegExp | null;
+  /** Sticky variant of `re` for anchored rules. */
+  sticky: RegExp | null;
+}
