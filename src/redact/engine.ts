@@ -13,6 +13,9 @@
  *
  * Everything is built on first use: importing this module costs nothing.
  */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { RULES } from './rules.js';
 import type { CompiledRule } from './types.js';
 import { MIN_ENTROPY_RUN, RUN_CLASS, runIsHighEntropy, shannonEntropy } from './entropy.js';
@@ -44,12 +47,7 @@ interface Automaton {
 let automaton: Automaton | null = null;
 
 function build(): Automaton {
-  const rules: CompiledRule[] = RULES.map((r, index) => ({
-    ...r,
-    index,
-    re: r.regex === undefined ? null : new RegExp(r.regex, 'g' + (r.flags ?? '')),
-    sticky: r.regex === undefined || r.anchored !== true ? null : new RegExp(r.regex, 'y' + (r.flags ?? '')),
-  }));
+  const rules = compileRules();
   // trie
   const gotoRows: Array<Int32Array> = [new Int32Array(128).fill(-1)];
   const outSets: Array<Set<number>> = [new Set()];
@@ -119,8 +117,101 @@ function build(): Automaton {
   return { rules, step, out, hasOut };
 }
 
+/**
+ * The keyword automaton's tables take ~25 ms to build in a cold process
+ * (interpreted loops), which every hook that redacts would pay; they depend
+ * only on the rule keywords, so they are kept in the user's cache directory
+ * (beside the V8 code cache) and read back in well under a millisecond.
+ */
+function cacheFile(): string | null {
+  const env = process.env;
+  const dir =
+    env['ENTIRE_CACHE_DIR'] ||
+    (env['XDG_CACHE_HOME'] ? join(env['XDG_CACHE_HOME'], 'entire') : env['HOME'] ? join(env['HOME'], '.cache', 'entire') : null);
+  if (!dir) return null;
+  const h = createHash('sha256');
+  for (const r of RULES) h.update(r.id + '\0' + r.keywords.join('\0') + '\n');
+  return join(dir, `redact-automaton-${h.digest('hex').slice(0, 16)}.bin`);
+}
+
+function serialise(a: Automaton): Buffer {
+  const n = a.hasOut.length;
+  const outs: number[] = [];
+  for (let st = 0; st < n; st++) {
+    const o = a.out[st];
+    if (!o) continue;
+    outs.push(st, o.length, ...o);
+  }
+  const head = Buffer.alloc(8);
+  head.writeUInt32LE(n, 0);
+  head.writeUInt32LE(outs.length, 4);
+  return Buffer.concat([head, Buffer.from(a.step.buffer, a.step.byteOffset, a.step.byteLength), Buffer.from(new Uint32Array(outs).buffer)]);
+}
+
+function deserialise(buf: Buffer, rules: CompiledRule[]): Automaton | null {
+  if (buf.length < 8) return null;
+  const n = buf.readUInt32LE(0);
+  const outLen = buf.readUInt32LE(4);
+  if (buf.length !== 8 + n * 128 * 2 + outLen * 4) return null;
+  const copy = new Uint8Array(buf.length);
+  copy.set(buf);
+  const step = new Uint16Array(copy.buffer, 8, n * 128);
+  const outs = new Uint32Array(copy.buffer, 8 + n * 256, outLen);
+  const out: Array<number[] | null> = new Array(n).fill(null);
+  const hasOut = new Uint8Array(n);
+  for (let i = 0; i < outs.length; ) {
+    const st = outs[i]!;
+    const len = outs[i + 1]!;
+    out[st] = Array.from(outs.subarray(i + 2, i + 2 + len));
+    hasOut[st] = 1;
+    i += 2 + len;
+  }
+  return { rules, step, out, hasOut };
+}
+
+/** Rules with their regexes built on first use: most texts never reach most rules. */
+function compileRules(): CompiledRule[] {
+  return RULES.map((r, index) => {
+    let re: RegExp | null | undefined;
+    let sticky: RegExp | null | undefined;
+    return {
+      ...r,
+      index,
+      get re(): RegExp | null {
+        if (re === undefined) re = r.regex === undefined ? null : new RegExp(r.regex, 'g' + (r.flags ?? ''));
+        return re;
+      },
+      get sticky(): RegExp | null {
+        if (sticky === undefined) sticky = r.regex === undefined || r.anchored !== true ? null : new RegExp(r.regex, 'y' + (r.flags ?? ''));
+        return sticky;
+      },
+    };
+  });
+}
+
 function getAutomaton(): Automaton {
-  if (automaton === null) automaton = build();
+  if (automaton !== null) return automaton;
+  const file = process.env['ENTIRE_NO_CODE_CACHE'] === '1' ? null : cacheFile();
+  if (file) {
+    try {
+      automaton = deserialise(readFileSync(file), compileRules());
+    } catch {
+      automaton = null;
+    }
+  }
+  if (automaton === null) {
+    automaton = build();
+    if (file) {
+      try {
+        mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+        const tmp = `${file}.${process.pid}.tmp`;
+        writeFileSync(tmp, serialise(automaton), { mode: 0o600 });
+        renameSync(tmp, file);
+      } catch {
+        /* a cache only */
+      }
+    }
+  }
   return automaton;
 }
 
@@ -162,7 +253,7 @@ function scan(s: string): boolean {
     hitMark = new Uint8Array(a.rules.length);
     anchoredRule = new Uint8Array(a.rules.length);
     anchorPos = a.rules.map(() => []);
-    for (const r of a.rules) anchoredRule[r.index] = r.sticky === null ? 0 : 1;
+    for (const r of a.rules) anchoredRule[r.index] = r.regex !== undefined && r.anchored === true ? 1 : 0;
   }
   for (const r of hitList) hitMark[r] = 0;
   hitList.length = 0;
@@ -293,7 +384,7 @@ function regionsAfterScan(s: string, stats: Stats | undefined): number[] {
   const hits = hitList.slice().sort((x, y) => x - y);
   for (const ri of hits) {
     const rule = rules[ri]!;
-    const secrets = ruleSecrets(rule, s, rule.sticky === null ? undefined : anchorPos[ri]);
+    const secrets = ruleSecrets(rule, s, anchoredRule[ri] === 0 ? undefined : anchorPos[ri]);
     if (secrets.length === 0) continue;
     const seen = new Set<string>();
     for (const secret of secrets) {
