@@ -4,6 +4,7 @@
  * goes to stderr, and the exit code is 0.
  */
 import { describeError } from '../errors.js';
+import { runExitTasks } from '../exit-tasks.js';
 
 const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
@@ -100,6 +101,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
     }
     process.stderr.write(`[entire] ${group ?? ''} ${verb ?? ''} hook failed: ${describeError(e).split('\n')[0]!.slice(0, 200)}\n`);
   } finally {
+    runExitTasks();
     closeRepo?.();
     process.exitCode = 0;
   }

@@ -32,7 +32,7 @@ import {
 import { readIntent, writeIntent, removeIntent, type CommitIntent } from './intent.js';
 import { readPrePrompt } from './scratch.js';
 import { viewWorkTree, turnCandidates } from './worktree.js';
-import { adapterFor, analyze, positionOf, redactedTranscript, readableTranscript } from './transcript.js';
+import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, readableTranscript } from './transcript.js';
 import { condenseSession, pendingEntry } from './condense.js';
 import { retryPendingCondensations } from './pending.js';
 import { migrateIfMoved } from './migrate.js';
@@ -63,7 +63,7 @@ async function candidatesOf(ctx: HookContext, s: SessionState, view: Awaited<Ret
   if (s.phase === 'active') {
     const adapter = await adapterFor(s);
     const pre = readPrePrompt(ctx.repo.root, s.session_id);
-    const turn = analyze(adapter, s.transcript_path, pre?.step_transcript_start ?? s.checkpoint_transcript_start ?? 0);
+    const turn = analyze(adapter, s.transcript_path, pre?.step_transcript_start ?? s.checkpoint_transcript_start ?? 0, { root: ctx.repo.root, sessionId: s.session_id });
     const v = view ?? (await viewWorkTree(ctx.repo));
     for (const p of turnCandidates({ root: ctx.repo.root, editPaths: turn?.modifiedFiles ?? [], before: pre ? pre.dirty_files : null, now: v })) {
       cand.add(p);
@@ -74,14 +74,13 @@ async function candidatesOf(ctx: HookContext, s: SessionState, view: Awaited<Ret
   return cand;
 }
 
-async function lastPromptOf(s: SessionState): Promise<string> {
+async function lastPromptOf(root: string, s: SessionState): Promise<string> {
   try {
     const adapter = await adapterFor(s);
-    const a = analyze(adapter, s.transcript_path, s.checkpoint_transcript_start ?? 0);
-    const p = a?.prompts[a.prompts.length - 1];
+    const prompts = await promptsOf(adapter, s.transcript_path, { root, sessionId: s.session_id });
+    const p = prompts[prompts.length - 1];
     if (!p) return s.first_prompt ?? '';
-    const { redactString } = await import('../redact/index.js');
-    return collapsePrompt(redactString(p), 80);
+    return collapsePrompt(p, 80);
   } catch {
     return s.first_prompt ?? '';
   }
@@ -190,7 +189,7 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
         const first = qualifying[0]!;
         const answer = await askLink(async () => {
           const agent = (await adapterFor(first)).displayName;
-          const p = await lastPromptOf(first);
+          const p = await lastPromptOf(ctx.repo.root, first);
           return `You have an active ${agent} session.\nLast Prompt: ${p}\nLink this commit to ${agent} session context? [Y/n] `;
         });
         link = answer !== 'no';
@@ -225,7 +224,7 @@ async function withTrailer(ctx: HookContext, message: string, id: string, cc: st
   // git signals "no editor" by exporting GIT_EDITOR=: to the hook
   if (process.env['GIT_EDITOR'] === ':') return addCheckpointTrailer(message, id, { commentChar: cc });
   const agent = (await adapterFor(s)).displayName;
-  const prompt = await lastPromptOf(s);
+  const prompt = await lastPromptOf(ctx.repo.root, s);
   return editorMessage(message, id, cc, cc ? editorComments(cc, agent, prompt) : []);
 }
 
@@ -316,7 +315,7 @@ async function condenseOne(ctx: HookContext, sid: string, id: string, files: str
         let state = await retryPendingCondensations(ctx, loaded);
         const oldShadow = state.base_commit ? shadowBranchName(state.base_commit, ctx.repo.worktreeId) : '';
         const adapter = await adapterFor(state);
-        const pos = positionOf(adapter, state.transcript_path);
+        const pos = positionOf(adapter, state.transcript_path, { root: ctx.repo.root, sessionId: sid });
         const r = transition(state.phase, 'GitCommit', { qualifies: true });
         applyBookkeeping(state, r, ctx.now());
         try {
@@ -359,7 +358,7 @@ async function condenseOne(ctx: HookContext, sid: string, id: string, files: str
               sessionId: sid,
               paths: remaining,
               statusPaths: [],
-              metadata: transcript ? { transcript, format: adapter.transcriptFormat, prompts: analyze(adapter, state.transcript_path, 0)?.prompts ?? [] } : null,
+              metadata: transcript ? { transcript, format: adapter.transcriptFormat, prompts: await promptsOf(adapter, state.transcript_path, { root: ctx.repo.root, sessionId: sid }) } : null,
               subject: CARRY_FORWARD_SUBJECT,
             });
             state.checkpoint_count = res.commit ? 1 : 0;

@@ -9,7 +9,7 @@ import { writeCommittedSession } from '../store/committed.js';
 import { readShadowTranscript } from '../store/shadow.js';
 import { PreRedacted } from '../store/content.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
-import { adapterFor, analyze, redactedTranscript, readableTranscript, homeRelative, firstLines } from './transcript.js';
+import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, readableTranscript, homeRelative, firstLines } from './transcript.js';
 import type { TokenUsage } from '../checkpoint/metadata.js';
 import type { TokenUsage as AgentUsage } from '../agents/types.js';
 import { EntireError } from '../errors.js';
@@ -52,17 +52,17 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
   let usage: TokenUsage | undefined;
   let position = start;
   if (path && readableTranscript(path)) {
+    const owner = { root: ctx.repo.root, sessionId: state.session_id };
     const whole = await redactedTranscript(ctx.repo.root, state.session_id, adapter, path);
-    const all = analyze(adapter, path, 0);
-    position = all?.position ?? start;
+    position = positionOf(adapter, path, owner).position || start;
     let text = whole.text;
     if (req.transcriptEnd !== undefined && adapter.transcriptFormat === 'jsonl' && req.transcriptEnd < position) {
       text = firstLines(text, req.transcriptEnd);
       position = req.transcriptEnd;
     }
     transcript = text === whole.text ? whole : PreRedacted.fromRedactor(text);
-    prompts = all?.prompts ?? [];
-    const ranged = analyze(adapter, path, start);
+    prompts = await promptsOf(adapter, path, owner);
+    const ranged = analyze(adapter, path, start, owner);
     usage = toMetaUsage(ranged?.tokenUsage);
   } else if (shadow) {
     // live transcript gone: the copy on the shadow branch (already redacted)

@@ -6,7 +6,7 @@
 import type { HookContext } from './context.js';
 import type { SessionState } from '../session/state.js';
 import { readCheckpoint, updateCommittedSession, checkpointExists } from '../store/committed.js';
-import { adapterFor, analyze, redactedTranscript } from './transcript.js';
+import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, type Owner } from './transcript.js';
 import { toMetaUsage, condenseSession } from './condense.js';
 import { describeError } from '../errors.js';
 import { fault } from './faults.js';
@@ -33,9 +33,10 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
     ctx.log.warn('finalize deferred: transcript unreadable', { session_id: state.session_id, error: e });
     return tidy(next);
   }
-  const all = analyze(adapter, path, 0);
-  const prompts = all?.prompts ?? [];
-  const end = all?.position ?? 0;
+  const owner = { root: ctx.repo.root, sessionId: state.session_id };
+  const prompts = await promptsOf(adapter, path, owner);
+  const here = positionOf(adapter, path, owner);
+  const end = here.position;
 
   // start of each checkpoint's range, from its stored slot metadata
   const starts = new Map<string, number>();
@@ -72,7 +73,7 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
       }
       const start = starts.get(id) ?? 0;
       const nextStart = ordered.slice(i + 1).map((x) => starts.get(x)).find((x) => x !== undefined);
-      const usage = rangeUsage(adapter, path!, start, nextStart ?? end);
+      const usage = rangeUsage(adapter, path!, start, nextStart ?? end, owner);
       await updateCommittedSession(ctx.repo, {
         checkpointId: id,
         sessionId: state.session_id,
@@ -92,16 +93,16 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
   }
   // only when the list was non-empty: the next checkpoint starts at this turn's end
   next.checkpoint_transcript_start = end;
-  if (all?.lastIdentifier) next.transcript_identifier_at_start = all.lastIdentifier;
+  if (here.lastIdentifier) next.transcript_identifier_at_start = here.lastIdentifier;
   return tidy(next);
 }
 
-function rangeUsage(adapter: Awaited<ReturnType<typeof adapterFor>>, path: string, from: number, to: number) {
-  const a = analyze(adapter, path, from);
+function rangeUsage(adapter: Awaited<ReturnType<typeof adapterFor>>, path: string, from: number, to: number, owner: Owner) {
+  const a = analyze(adapter, path, from, owner);
   if (!a) return undefined;
   if (to >= a.position) return toMetaUsage(a.tokenUsage);
   // usage of [from, to): whole-from minus from-to
-  const b = analyze(adapter, path, to);
+  const b = analyze(adapter, path, to, owner);
   if (!b) return toMetaUsage(a.tokenUsage);
   const u = a.tokenUsage;
   const v = b.tokenUsage;

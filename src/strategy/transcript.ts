@@ -12,6 +12,8 @@ import { PreRedacted } from '../store/content.js';
 import { EntireError } from '../errors.js';
 import type { SessionState } from '../session/state.js';
 import { tmpDir } from './scratch.js';
+import { TranscriptCache } from './transcript-cache.js';
+import { onExit } from '../exit-tasks.js';
 
 /** The adapter of a session (state `agent_type` holds the display name, as in Go). */
 export async function adapterFor(state: Pick<SessionState, 'agent_type'> | null, fallback: AgentKey = DEFAULT_AGENT): Promise<AgentAdapter> {
@@ -28,26 +30,49 @@ export function readableTranscript(path: string | undefined): boolean {
   }
 }
 
-/** Analysis from `from` (line / message index); null when the file is missing or unreadable. */
-export function analyze(adapter: AgentAdapter, path: string | undefined, from = 0): TranscriptAnalysis | null {
-  if (!readableTranscript(path)) return null;
-  try {
-    const r = adapter.analyzeTranscriptFile(path!, { from });
-    return r.exists ? r.analysis : null;
-  } catch {
-    return null;
+const caches = new Map<string, TranscriptCache>();
+
+/**
+ * The session's transcript bookkeeping (one per process and path), so
+ * repeated analyses in one hook and across hooks read only new bytes.
+ */
+export function transcriptCache(root: string, sessionId: string, adapter: AgentAdapter, path: string): TranscriptCache {
+  const key = `${sessionId}\0${path}`;
+  let c = caches.get(key);
+  if (!c) {
+    c = TranscriptCache.open(root, sessionId, adapter, path);
+    if (caches.size === 0) onExit(saveTranscriptCaches);
+    caches.set(key, c);
   }
+  return c;
+}
+
+/** Persist every cache this process touched (hooks call it once at the end). */
+export function saveTranscriptCaches(): void {
+  for (const c of caches.values()) c.save();
+}
+
+export interface Owner {
+  root: string;
+  sessionId: string;
+}
+
+/** Analysis from `from` (line / message index); null when the file is missing or unreadable. */
+export function analyze(adapter: AgentAdapter, path: string | undefined, from: number, owner: Owner): TranscriptAnalysis | null {
+  if (!readableTranscript(path)) return null;
+  return transcriptCache(owner.root, owner.sessionId, adapter, path!).analyze(from);
 }
 
 /** Current position and last identifier of a transcript (0/"" when missing). */
-export function positionOf(adapter: AgentAdapter, path: string | undefined): { position: number; lastIdentifier: string } {
+export function positionOf(adapter: AgentAdapter, path: string | undefined, owner: Owner): { position: number; lastIdentifier: string } {
   if (!readableTranscript(path)) return { position: 0, lastIdentifier: '' };
-  try {
-    const r = adapter.transcriptPosition(path!);
-    return { position: r.position, lastIdentifier: r.lastIdentifier };
-  } catch {
-    return { position: 0, lastIdentifier: '' };
-  }
+  return transcriptCache(owner.root, owner.sessionId, adapter, path!).position();
+}
+
+/** Every prompt of the transcript, redacted ([] when missing). */
+export async function promptsOf(adapter: AgentAdapter, path: string | undefined, owner: Owner): Promise<string[]> {
+  if (!readableTranscript(path)) return [];
+  return transcriptCache(owner.root, owner.sessionId, adapter, path!).prompts();
 }
 
 /**

@@ -17,7 +17,7 @@ import { writeShadowStep } from '../store/shadow.js';
 import { ensureMetadataBranch } from '../store/branch.js';
 import { readPrePrompt, writeScratch, prePromptPath, removeScratch, type PrePrompt } from './scratch.js';
 import { viewWorkTree, turnCandidates, filesTouched } from './worktree.js';
-import { analyze, positionOf, redactedTranscript } from './transcript.js';
+import { analyze, positionOf, promptsOf, redactedTranscript } from './transcript.js';
 import { retryPending } from './pending.js';
 import { finalizeTurn } from './finalize.js';
 import { migrateIfMoved } from './migrate.js';
@@ -37,7 +37,7 @@ async function redactOne(s: string): Promise<string> {
 
 function freshState(ctx: HookContext, event: HookEvent, adapter: AgentAdapter, transcriptPath: string): SessionState {
   const now = ctx.now().toISOString();
-  const pos = positionOf(adapter, transcriptPath);
+  const pos = positionOf(adapter, transcriptPath, { root: ctx.repo.root, sessionId: event.sessionId });
   const s = newSessionState({
     session_id: event.sessionId,
     started_at: now,
@@ -79,7 +79,8 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
   if (!ctx.head) return { state, wrote: false };
   const path = state.transcript_path;
   const from = pre?.step_transcript_start ?? state.checkpoint_transcript_start ?? 0;
-  const turn = analyze(adapter, path, from);
+  const owner = { root: ctx.repo.root, sessionId: state.session_id };
+  const turn = analyze(adapter, path, from, owner);
   const view = await viewWorkTree(ctx.repo);
   const candidates = turnCandidates({ root: ctx.repo.root, editPaths: turn?.modifiedFiles ?? [], before: pre ? pre.dirty_files : null, now: view });
   const fs = filesTouched(state.files_touched, candidates, view.differing);
@@ -91,8 +92,7 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
   // a base that moved under us is migrated first, so the step lands on HEAD's branch
   const migrated = await migrateIfMoved(ctx, next);
   const transcript = path ? await redactedTranscript(ctx.repo.root, state.session_id, adapter, path).catch(() => null) : null;
-  const all = transcript ? analyze(adapter, path, 0) : null;
-  const prompts = all?.prompts ?? [];
+  const prompts = transcript ? await promptsOf(adapter, path, owner) : [];
   fault('stop-before-step');
   const res = await writeShadowStep(ctx.repo, {
     baseCommit: migrated.base_commit || ctx.head,
@@ -101,7 +101,7 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
     paths: turnPaths,
     statusPaths: view.status.map((e) => e.path),
     metadata: transcript ? { transcript, format: adapter.transcriptFormat, prompts, summary: turn?.summary || undefined } : null,
-    subject: stepSubject(prompts.length > 0 ? await redactOne(prompts[prompts.length - 1]!) : undefined, adapter.displayName),
+    subject: stepSubject(prompts[prompts.length - 1], adapter.displayName),
   });
   fault('stop-after-step');
   if (res.changed) {
@@ -138,7 +138,7 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
     state = await retryPending(ctx, state);
     state = await migrateIfMoved(ctx, state);
     // 3. pre-prompt snapshot
-    const pos = positionOf(adapter, transcriptPath);
+    const pos = positionOf(adapter, transcriptPath, { root: ctx.repo.root, sessionId: state.session_id });
     const pre: PrePrompt = {
       session_id: state.session_id,
       timestamp: ctx.now().toISOString(),

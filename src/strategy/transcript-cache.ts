@@ -1,0 +1,179 @@
+/**
+ * Per-session transcript bookkeeping in `.entire/tmp/transcript-<sid>.json`
+ * (SPEC §10: hook work proportional to new bytes). JSONL transcripts are
+ * append-only, so we remember cursors (byte offset ↔ line) and the
+ * (redacted) prompts seen so far; each hook reads only what was appended.
+ * A transcript that shrank or was replaced invalidates everything.
+ */
+import { createHash } from 'node:crypto';
+import { openSync, readSync, closeSync, fstatSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentAdapter, TranscriptAnalysis, TranscriptCursor } from '../agents/types.js';
+import { readScratch, writeScratch, tmpDir } from './scratch.js';
+import { validateSessionId } from '../session/state.js';
+
+interface CacheFile {
+  version: 1;
+  path: string;
+  /** sha256 of the first 4 KiB: a replaced transcript starts differently. */
+  head: string;
+  cursors: TranscriptCursor[];
+  /** Redacted prompts of lines before `promptsCursor`. */
+  prompts: string[];
+  promptsCursor: TranscriptCursor | null;
+}
+
+const MAX_CURSORS = 64;
+
+function cachePath(root: string, sid: string): string {
+  validateSessionId(sid);
+  return join(tmpDir(root), `transcript-${sid}.json`);
+}
+
+function headHash(path: string): { hash: string; size: number } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const buf = Buffer.alloc(Math.min(4096, size));
+    readSync(fd, buf, 0, buf.length, 0);
+    return { hash: createHash('sha256').update(buf).digest('hex'), size };
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export class TranscriptCache {
+  private data: CacheFile;
+  private dirty = false;
+
+  private constructor(
+    private readonly file: string,
+    readonly adapter: AgentAdapter,
+    readonly path: string,
+    data: CacheFile,
+  ) {
+    this.data = data;
+  }
+
+  /** Open the cache of a session's transcript (never throws; a bad cache starts empty). */
+  static open(root: string, sid: string, adapter: AgentAdapter, path: string): TranscriptCache {
+    const file = cachePath(root, sid);
+    const fresh = (h: string): CacheFile => ({ version: 1, path, head: h, cursors: [], prompts: [], promptsCursor: null });
+    const hh = headHash(path);
+    const stored = readScratch<CacheFile>(file);
+    let data: CacheFile;
+    if (
+      stored &&
+      stored.version === 1 &&
+      stored.path === path &&
+      hh &&
+      stored.head === hh.hash &&
+      Array.isArray(stored.cursors) &&
+      Array.isArray(stored.prompts) &&
+      stored.cursors.every((c) => c.byte <= hh.size)
+    ) {
+      data = stored;
+    } else {
+      data = fresh(hh?.hash ?? '');
+    }
+    const c = new TranscriptCache(file, adapter, path, data);
+    if (data !== stored) c.dirty = true;
+    return c;
+  }
+
+  private incremental(): boolean {
+    return this.adapter.transcriptFormat === 'jsonl';
+  }
+
+  private best(line: number): TranscriptCursor | undefined {
+    let best: TranscriptCursor | undefined;
+    for (const c of this.data.cursors) if (c.line <= line && (!best || c.line > best.line)) best = c;
+    return best;
+  }
+
+  private remember(c: TranscriptCursor | undefined): void {
+    if (!c || c.byte <= 0) return;
+    if (this.data.cursors.some((x) => x.byte === c.byte)) return;
+    this.data.cursors.push(c);
+    this.data.cursors.sort((a, b) => a.line - b.line);
+    if (this.data.cursors.length > MAX_CURSORS) this.data.cursors.splice(1, this.data.cursors.length - MAX_CURSORS);
+    this.dirty = true;
+  }
+
+  /** Analysis of lines [from, end); null when the transcript cannot be read. */
+  analyze(from: number): TranscriptAnalysis | null {
+    try {
+      const cursor = this.incremental() ? this.best(from) : undefined;
+      const r = this.adapter.analyzeTranscriptFile(this.path, { from, cursor });
+      if (!r.exists) return null;
+      this.remember(r.cursor);
+      return r.analysis;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Current position and last identifier (JSONL: reads only new bytes). */
+  position(): { position: number; lastIdentifier: string } {
+    try {
+      const cursor = this.incremental() ? this.best(Number.MAX_SAFE_INTEGER) : undefined;
+      const r = this.adapter.transcriptPosition(this.path, cursor);
+      if (!r.exists) return { position: 0, lastIdentifier: '' };
+      this.remember(r.cursor);
+      return { position: r.position, lastIdentifier: r.lastIdentifier };
+    } catch {
+      return { position: 0, lastIdentifier: '' };
+    }
+  }
+
+  /** Every user prompt of the transcript, redacted (new lines only are analysed). */
+  async prompts(): Promise<string[]> {
+    const { redactString } = await import('../redact/index.js');
+    if (!this.incremental()) return (this.analyze(0)?.prompts ?? []).map(redactString);
+    try {
+      let pc = this.data.promptsCursor;
+      let r = this.adapter.analyzeTranscriptFile(this.path, { from: pc?.line ?? 0, cursor: pc ?? undefined });
+      if (!r.exists) return this.data.prompts;
+      if (pc && (!r.cursor || r.cursor.byte < pc.byte)) {
+        // the reader could not use the cursor (file rewritten): start over
+        pc = null;
+        this.data.prompts = [];
+        r = this.adapter.analyzeTranscriptFile(this.path, { from: 0 });
+      }
+      const end = r.cursor;
+      // prompts on an unterminated last line are not final: not cached
+      let tail: string[] = [];
+      if (end && r.analysis.position > end.line) {
+        const t = this.adapter.analyzeTranscriptFile(this.path, { from: end.line, cursor: end });
+        tail = t.exists ? t.analysis.prompts : [];
+      }
+      const complete = r.analysis.prompts.slice(0, r.analysis.prompts.length - tail.length);
+      if (complete.length > 0) this.data.prompts = [...this.data.prompts, ...complete.map(redactString)];
+      if (end && (!pc || end.byte !== pc.byte)) {
+        this.data.promptsCursor = end;
+        this.dirty = true;
+      }
+      this.remember(end);
+      return [...this.data.prompts, ...tail.map(redactString)];
+    } catch {
+      return this.data.prompts;
+    }
+  }
+
+  save(): void {
+    if (!this.dirty) return;
+    try {
+      writeScratch(this.file, this.data);
+      this.dirty = false;
+    } catch {
+      /* a cache only */
+    }
+  }
+}
