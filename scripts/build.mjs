@@ -35,3 +35,12 @@ await build({
     __ENTIRE_COMMIT__: JSON.stringify(commit),
   },
 });
+
+// bin/entire.cjs runs the bundle through vm.Script, which has no loader for
+// real dynamic imports: every `import()` must have been bundled
+const out = readFileSync(join(root, 'dist/entire.cjs'), 'utf8');
+const stray = out.match(/\bimport\((["'`])(node:)?[a-z_/]+\1\)/g);
+if (stray) {
+  console.error(`build: dynamic import of an external module in the bundle: ${stray.join(', ')}`);
+  process.exit(1);
+}

@@ -31,15 +31,24 @@ export function chooseSlot(slots: readonly SlotInfo[], sessionId: string): { slo
 }
 
 /** Files of one session slot (names relative to the slot dir) → content. */
+/** A transcript already stored as one blob: referenced, not re-sent (see store/content.ts). */
+export interface StoredTranscript {
+  oid: string;
+  sha256: string;
+}
+
 export function slotFiles(o: {
   metadata: SessionMetadata;
-  transcript: Buffer | null;
+  transcript: Buffer | StoredTranscript | null;
   format: 'jsonl' | 'json';
   prompts: readonly string[];
-}): Map<string, Buffer | string> {
-  const files = new Map<string, Buffer | string>();
+}): Map<string, Buffer | string | { oid: string }> {
+  const files = new Map<string, Buffer | string | { oid: string }>();
   files.set('metadata.json', encodeSessionMetadata(o.metadata));
-  if (o.transcript !== null) {
+  if (o.transcript !== null && !Buffer.isBuffer(o.transcript)) {
+    files.set(chunkFileName(0), { oid: o.transcript.oid });
+    files.set('content_hash.txt', 'sha256:' + o.transcript.sha256);
+  } else if (o.transcript !== null) {
     const chunks = o.format === 'json' ? chunkGeminiJson(o.transcript) : chunkJsonl(o.transcript);
     chunks.forEach((c, i) => files.set(chunkFileName(i), c));
     files.set('content_hash.txt', contentHash(o.transcript));

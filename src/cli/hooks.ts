@@ -5,6 +5,7 @@
  */
 import { describeError } from '../errors.js';
 import { runExitTasks } from '../exit-tasks.js';
+import { mark } from '../timing.js';
 
 const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
@@ -21,11 +22,6 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** `ENTIRE_TIMING=1` prints where a hook spends its time (ms since process start). */
-const timing = process.env['ENTIRE_TIMING'] === '1';
-function mark(label: string): void {
-  if (timing) process.stderr.write(`[entire-timing] ${performance.now().toFixed(1)} ${label}\n`);
-}
 
 export async function runHookCommand(args: string[]): Promise<void> {
   mark('hooks entry');

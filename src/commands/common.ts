@@ -1,4 +1,5 @@
 /** Small helpers shared by the status / reset / clean / explain commands. */
+import { createInterface } from 'node:readline';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseShadowBranch, worktreeHash } from '../checkpoint/shadow.js';
@@ -51,7 +52,6 @@ export async function confirm(question: string, env: NodeJS.ProcessEnv = process
     return interpret(env['ENTIRE_TEST_TTY_ANSWER'] ?? 'n');
   }
   if (!process.stdin.isTTY) return 'no-tty';
-  const { createInterface } = await import('node:readline');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await new Promise<string>((resolve) => {

@@ -57,12 +57,15 @@ export interface Finding {
   detail: string;
 }
 
-type RepairOutcome = { ok: true; detail?: string } | { ok: false; detail: string };
+/** `ok: null`: nothing could be done after all; the finding stays `found`. */
+type RepairOutcome = { ok: true; detail?: string } | { ok: false; detail: string } | { ok: null; detail?: string };
 
 interface Planned {
   finding: Finding;
   /** Absent: nothing doctor can do (reported only). */
   repair?: () => Promise<RepairOutcome>;
+  /** The repair only applies if earlier repairs create what it needs (e.g. a recovered intent). */
+  opportunistic?: boolean;
 }
 
 export interface DoctorOptions {
@@ -165,8 +168,8 @@ class Doctor {
     return this.ctx.repo;
   }
 
-  private add(finding: Omit<Finding, 'status'>, repair?: () => Promise<RepairOutcome>): void {
-    this.planned.push({ finding: { ...finding, status: 'found' }, repair });
+  private add(finding: Omit<Finding, 'status'>, repair?: () => Promise<RepairOutcome>, opportunistic = false): void {
+    this.planned.push({ finding: { ...finding, status: 'found' }, repair, opportunistic });
   }
 
   /** A checkpoint id some commit of the user's history carries (so writing it mints nothing unreferenced). */
@@ -469,17 +472,19 @@ class Doctor {
         if (await checkpointExists(repo, id)) continue;
         const owner = this.pendingOwner(states, id);
         const base = { kind: 'dangling-trailer' as const, subject: c.sha.slice(0, 7), checkpoint_id: id, commit: c.sha };
-        if (!owner) {
-          const hint = hasBranch ? 'no pending work can write it' : 'there is no entire/checkpoints/v1 branch (fetch it from the remote?)';
-          this.add({ ...base, detail: `Entire-Checkpoint ${id} has no checkpoint; ${hint}` });
-          continue;
-        }
-        this.add({ ...base, session_id: owner, detail: `Entire-Checkpoint ${id} has no checkpoint yet; session ${short(owner)} holds its pending condensation` }, async () => {
-          const after = await this.repairSession(owner);
+        const detail = owner
+          ? `Entire-Checkpoint ${id} has no checkpoint yet; session ${short(owner)} holds its pending condensation`
+          : `Entire-Checkpoint ${id} has no checkpoint; ${hasBranch ? 'no pending work can write it' : 'there is no entire/checkpoints/v1 branch (fetch it from the remote?)'}`;
+        // fixed only from a pending entry: the one found now, or one a recovered intent records
+        const repair = async (): Promise<RepairOutcome> => {
+          const holder = owner ?? this.pendingOwner(listStates(repo.commonDir).states, id);
+          if (!holder) return { ok: null };
+          const after = await this.repairSession(holder);
           if (await checkpointExists(repo, id)) return { ok: true, detail: 'checkpoint written' };
           const left = after?.pending_condensations?.find((x) => x.checkpoint_id === id);
           return { ok: false, detail: `checkpoint still missing${left?.last_error ? `: ${oneLine(left.last_error, 120)}` : ''}` };
-        });
+        };
+        this.add({ ...base, session_id: owner ?? undefined, detail }, repair, !owner);
       }
     }
   }
@@ -543,7 +548,7 @@ class Doctor {
         if (p.finding.kind !== kind || !p.repair) continue;
         try {
           const r = await p.repair();
-          p.finding.status = r.ok ? 'fixed' : 'failed';
+          if (r.ok !== null) p.finding.status = r.ok ? 'fixed' : 'failed';
           if (r.detail) p.finding.detail += ` → ${r.detail}`;
         } catch (e) {
           p.finding.status = 'failed';
@@ -605,10 +610,11 @@ export async function runDoctor(
   const repo = await openRepo(cwd);
   try {
     const settings = loadSettings(repo.root);
+    for (const w of settings.warnings) io.err(w);
     const ctx = await contextFor(repo, settings);
     const doctor = new Doctor(ctx);
     await doctor.scan();
-    const repairable = doctor.planned.some((p) => p.repair);
+    const repairable = doctor.planned.some((p) => p.repair && !p.opportunistic);
     let repair = !!opts.force;
     if (!repair && !opts.json && repairable) {
       for (const p of doctor.planned) io.out(line(p.finding));

@@ -10,6 +10,7 @@ import { readRef, updateRefs, deleteRefQuietly, jitter, CAS_RETRIES } from '../g
 import { METADATA_REF, METADATA_REMOTE_REF } from '../checkpoint/shadow.js';
 import { INIT_MESSAGE } from '../checkpoint/messages.js';
 import { readCommit } from './tree.js';
+import { mark } from '../timing.js';
 
 /** What a builder returns: a commit to write, or null when nothing changes. */
 export type BuildResult = Omit<CommitSpec, 'author' | 'committer' | 'parent'> | null;
@@ -38,11 +39,14 @@ export async function casWrite(
     const spec = await build(tip);
     if (spec === null) return { oid: tip, changed: false };
     const parent = opts.parentOverride ? opts.parentOverride(tip) : tip;
+    mark('cas: built');
     const written = await writeCommit(repo.root, { ...spec, parent, author: ident, committer: ident });
+    mark('cas: fast-import done');
     const outcome = await updateRefs(repo, [
       { ref, newOid: written.oid, oldOid: tip },
       { ref: written.tempRef, newOid: null },
     ]);
+    mark('cas: ref updated');
     if (outcome === 'ok') return { oid: written.oid, changed: true };
     await deleteRefQuietly(repo, written.tempRef);
     lastError = new EntireError('REF_RACE', `${ref} moved while writing`);

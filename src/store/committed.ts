@@ -4,6 +4,7 @@
  * shard; reads accept every legacy shape of §2.10.
  */
 import { EntireError } from '../errors.js';
+import { mark } from '../timing.js';
 import type { Repo } from '../git/repo.js';
 import { blobOid } from '../git/objects.js';
 import type { TreeChange } from '../git/fastimport.js';
@@ -19,12 +20,12 @@ import {
   type TokenUsage,
 } from '../checkpoint/metadata.js';
 import { aggregateRoot, chooseSlot, isTranscriptFile, slotFiles, type SlotInfo } from '../checkpoint/layout.js';
-import { chunkIndexOf, joinGeminiChunks, joinJsonlChunks, looksLikeGemini } from '../checkpoint/chunks.js';
+import { chunkIndexOf, joinGeminiChunks, joinJsonlChunks, looksLikeGemini, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
 import { decodePromptFile } from '../checkpoint/prompts.js';
 import { CLI_VERSION } from '../version.js';
 import { casWrite, ensureMetadataBranch, metadataTipForRead } from './branch.js';
 import { readBlob, readDir, readTreeByOid, subdirs, files as fileEntries } from './tree.js';
-import { PreRedacted, type TranscriptInput } from './content.js';
+import { PreRedacted, type TranscriptInput, type BlobRef } from './content.js';
 import type { TreeEntry } from '../git/objects.js';
 
 export interface SessionWrite {
@@ -70,9 +71,13 @@ async function redact(): Promise<Redactor> {
   return redactor;
 }
 
-async function redactedTranscript(t: TranscriptInput, format: 'jsonl' | 'json'): Promise<Buffer | null> {
+async function redactedTranscript(t: TranscriptInput, format: 'jsonl' | 'json'): Promise<Buffer | BlobRef | null> {
   if (t === null) return null;
-  if (t instanceof PreRedacted) return Buffer.from(t.text, 'utf8');
+  if (t instanceof PreRedacted) {
+    // stored already as one blob that fits a chunk: reference it
+    if (t.blob && t.blob.bytes <= MAX_CHUNK_BYTES) return t.blob;
+    return Buffer.from(await t.text(), 'utf8');
+  }
   return Buffer.from((await redact()).redactTranscript(t, format), 'utf8');
 }
 
@@ -129,6 +134,11 @@ async function loadCheckpointDir(repo: Repo, commit: string, id: string): Promis
 
 // ------------------------------------------------------------------ writing
 
+function toChange(path: string, content: Buffer | string | { oid: string }): TreeChange {
+  if (typeof content === 'object' && !Buffer.isBuffer(content)) return { op: 'put-oid', path, oid: content.oid, mode: '100644' };
+  return { op: 'put', path, content };
+}
+
 /** SPEC §6.5 Condense: write (or replace) one session's slot in checkpoint `id`. */
 export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promise<{ slot: number; commit: string | null }> {
   assertCheckpointId(w.checkpointId);
@@ -136,7 +146,9 @@ export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promis
   if (!(await repo.objects.read('HEAD^{commit}'))) throw new EntireError('NO_COMMITS', 'the repository has no commits yet');
   const transcript = await redactedTranscript(w.transcript, w.format);
   const prompts = await redactedPrompts(w.prompts);
+  mark('store: redacted inputs');
   await ensureMetadataBranch(repo);
+  mark('store: branch ensured');
   let chosen = 0;
   const res = await casWrite(repo, METADATA_REF, async (tip) => {
     const dir = tip ? await loadCheckpointDir(repo, tip, w.checkpointId) : null;
@@ -162,10 +174,12 @@ export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promis
     if (w.tokenUsage) metadata.token_usage = w.tokenUsage;
     if (w.summary !== undefined) metadata.summary = w.summary;
     if (w.transcriptPath) metadata.transcript_path = w.transcriptPath;
+    mark('store: slot chosen');
     const filesMap = slotFiles({ metadata, transcript, format: w.format, prompts });
+    mark('store: files built');
     const base = `${shardPath(w.checkpointId)}/${slot}`;
     const changes: TreeChange[] = [{ op: 'delete', path: base }];
-    for (const [name, content] of filesMap) changes.push({ op: 'put', path: `${base}/${name}`, content });
+    for (const [name, content] of filesMap) changes.push(toChange(`${base}/${name}`, content));
     const newSlot: SlotInfo = { slot, sessionId: w.sessionId, metadata, files: [...filesMap.keys()] };
     const allSlots = [...slots.filter((s) => s.slot !== slot), newSlot];
     changes.push({
@@ -219,7 +233,8 @@ export async function updateCommittedSession(repo: Repo, u: SessionUpdate): Prom
       if (managed && !wanted.has(name)) changes.push({ op: 'delete', path: `${base}/${name}` });
     }
     for (const [name, content] of wanted) {
-      if (existing.get(name) !== blobOid(content, repo.objectFormat)) changes.push({ op: 'put', path: `${base}/${name}`, content });
+      const oid = typeof content === 'object' && !Buffer.isBuffer(content) ? content.oid : blobOid(content, repo.objectFormat);
+      if (existing.get(name) !== oid) changes.push(toChange(`${base}/${name}`, content));
     }
     const files = new Set(existing.keys());
     for (const c of changes) {

@@ -11,7 +11,7 @@ import { readRef, updateRefs } from '../git/refs.js';
 import { runGit } from '../git/exec.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
 import { shadowStepMessage } from '../checkpoint/messages.js';
-import { chunkFileName, chunkJsonl, chunkGeminiJson, chunkIndexOf, joinJsonlChunks, joinGeminiChunks } from '../checkpoint/chunks.js';
+import { chunkFileName, chunkJsonl, chunkGeminiJson, chunkIndexOf, joinJsonlChunks, joinGeminiChunks, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
 import { encodeContextFile, encodePromptFile } from '../checkpoint/prompts.js';
 import { casWrite } from './branch.js';
 import { readCommit, readDir, readBlob } from './tree.js';
@@ -49,11 +49,14 @@ async function redactText(text: string, format: 'jsonl' | 'json' | 'text'): Prom
   return format === 'text' ? r.redactString(text) : r.redactTranscript(text, format);
 }
 
-async function overlayFiles(sessionId: string, m: StepMetadata): Promise<Map<string, Buffer | string>> {
+async function overlayFiles(sessionId: string, m: StepMetadata): Promise<Map<string, Buffer | string | { oid: string }>> {
   const dir = metadataDir(sessionId);
-  const out = new Map<string, Buffer | string>();
-  if (m.transcript !== null) {
-    const text = m.transcript instanceof PreRedacted ? m.transcript.text : await redactText(m.transcript, m.format);
+  const out = new Map<string, Buffer | string | { oid: string }>();
+  if (m.transcript instanceof PreRedacted && m.transcript.blob && m.transcript.blob.bytes <= MAX_CHUNK_BYTES) {
+    // already in git as one blob: refer to it
+    out.set(`${dir}/${chunkFileName(0)}`, { oid: m.transcript.blob.oid });
+  } else if (m.transcript !== null) {
+    const text = m.transcript instanceof PreRedacted ? await m.transcript.text() : await redactText(m.transcript, m.format);
     const buf = Buffer.from(text, 'utf8');
     const chunks = m.format === 'json' ? chunkGeminiJson(buf) : chunkJsonl(buf);
     chunks.forEach((c, i) => out.set(`${dir}/${chunkFileName(i)}`, c));
@@ -74,7 +77,7 @@ async function overlayFiles(sessionId: string, m: StepMetadata): Promise<Map<str
 export async function writeShadowStep(repo: Repo, w: StepWrite): Promise<{ branch: string; commit: string | null; changed: boolean }> {
   const branch = shadowBranchName(w.baseCommit, w.worktreeId);
   const ref = `refs/heads/${branch}`;
-  const overlay = w.metadata ? await overlayFiles(w.sessionId, w.metadata) : new Map<string, Buffer | string>();
+  const overlay = w.metadata ? await overlayFiles(w.sessionId, w.metadata) : new Map<string, Buffer | string | { oid: string }>();
   if (w.taskToolUseId && w.taskFiles) {
     for (const [name, content] of Object.entries(w.taskFiles)) {
       const text = name.endsWith('.jsonl') ? await redactText(content, 'jsonl') : await redactText(content, 'text');
@@ -104,8 +107,11 @@ export async function writeShadowStep(repo: Repo, w: StepWrite): Promise<{ branc
     }
     let overlayChanged = false;
     for (const [path, content] of overlay) {
-      if (existing.get(path) !== blobOid(content, repo.objectFormat)) overlayChanged = true;
-      changes.push({ op: 'put', path, content });
+      const isRef = typeof content === 'object' && !Buffer.isBuffer(content);
+      const oid = isRef ? content.oid : blobOid(content, repo.objectFormat);
+      if (existing.get(path) === oid) continue;
+      overlayChanged = true;
+      changes.push(isRef ? { op: 'put-oid', path, oid, mode: '100644' } : { op: 'put', path, content });
     }
     if (tipCommit && tree === tipCommit.tree && !overlayChanged && !changes.some((c) => c.op === 'delete')) return null;
     return {

@@ -39,6 +39,7 @@ import { migrateIfMoved } from './migrate.js';
 import { deleteShadowIfUnreferenced } from './shadow-gc.js';
 import { askLink } from './tty.js';
 import { fault } from './faults.js';
+import { mark } from '../timing.js';
 import { describeError, EntireError } from '../errors.js';
 
 const INTENT_MAX_AGE_MS = 60 * 60 * 1000;
@@ -265,6 +266,7 @@ export async function postCommit(ctx: HookContext): Promise<void> {
   if (isSequencing(ctx, argv)) return;
   const head = await readCommit(ctx.repo, ctx.head);
   if (!head) return;
+  mark('post-commit: head read');
   const intent = readIntent(ctx.repo.gitDir);
   const before = intent?.head_before ? await readCommit(ctx.repo, intent.head_before) : null;
   const headBefore = intent?.head_before || head.parents[0] || '';
@@ -276,7 +278,9 @@ export async function postCommit(ctx: HookContext): Promise<void> {
     const targets = Object.entries(intent.sessions)
       .map(([sid, files]) => [sid, files.filter((f) => changed.has(f)).sort()] as const)
       .filter(([, files]) => files.length > 0);
+    mark('post-commit: changed paths');
     const view = targets.length > 0 ? await viewWorkTree(ctx.repo) : null;
+    mark('post-commit: status');
     for (const [sid, files] of targets) {
       condensed.add(sid);
       await condenseOne(ctx, sid, id, files, view!.differing);
@@ -284,6 +288,7 @@ export async function postCommit(ctx: HookContext): Promise<void> {
   } else if (intent) {
     ctx.log.debug('post-commit: intent does not match this commit', {});
   }
+  mark('post-commit: condensed');
   fault('post-commit-before-intent-delete');
   if (intent) removeIntent(ctx.repo.gitDir);
 

@@ -13,6 +13,7 @@ import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, readabl
 import type { TokenUsage } from '../checkpoint/metadata.js';
 import type { TokenUsage as AgentUsage } from '../agents/types.js';
 import { EntireError } from '../errors.js';
+import { mark } from '../timing.js';
 
 export function toMetaUsage(u: AgentUsage | undefined): TokenUsage | undefined {
   if (!u) return undefined;
@@ -54,15 +55,16 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
   if (path && readableTranscript(path)) {
     const owner = { root: ctx.repo.root, sessionId: state.session_id };
     const whole = await redactedTranscript(ctx.repo.root, state.session_id, adapter, path);
+    mark('condense: redacted transcript');
     position = positionOf(adapter, path, owner).position || start;
-    let text = whole.text;
+    transcript = whole;
     if (req.transcriptEnd !== undefined && adapter.transcriptFormat === 'jsonl' && req.transcriptEnd < position) {
-      text = firstLines(text, req.transcriptEnd);
+      transcript = PreRedacted.fromRedactor(firstLines(await whole.text(), req.transcriptEnd));
       position = req.transcriptEnd;
     }
-    transcript = text === whole.text ? whole : PreRedacted.fromRedactor(text);
     prompts = await promptsOf(adapter, path, owner);
     const ranged = analyze(adapter, path, start, owner);
+    mark('condense: analysed');
     usage = toMetaUsage(ranged?.tokenUsage);
   } else if (shadow) {
     // live transcript gone: the copy on the shadow branch (already redacted)
@@ -90,6 +92,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     transcriptPath: homeRelative(path),
     shadowBranch: shadow,
   });
+  mark('condense: written');
   return { slot: res.slot, position };
 }
 

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { openSync, readSync, closeSync, fstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentAdapter, TranscriptAnalysis, TranscriptCursor } from '../agents/types.js';
+import type { BlobRef } from '../store/content.js';
 import { readScratch, writeScratch, tmpDir } from './scratch.js';
 import { validateSessionId } from '../session/state.js';
 
@@ -21,6 +22,8 @@ interface CacheFile {
   /** Redacted prompts of lines before `promptsCursor`. */
   prompts: string[];
   promptsCursor: TranscriptCursor | null;
+  /** The redacted transcript of this many bytes is stored in git as this blob. */
+  blob?: BlobRef | null;
 }
 
 const MAX_CURSORS = 64;
@@ -165,6 +168,16 @@ export class TranscriptCache {
     } catch {
       return this.data.prompts;
     }
+  }
+
+  storedBlob(bytes: number): BlobRef | null {
+    const b = this.data.blob;
+    return b && b.bytes === bytes && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(b.oid) ? b : null;
+  }
+
+  setStoredBlob(b: BlobRef): void {
+    this.data.blob = b;
+    this.dirty = true;
   }
 
   save(): void {

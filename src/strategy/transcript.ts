@@ -4,11 +4,14 @@
  * for append-only JSONL, so later turns cost only their new bytes).
  */
 import { readFileSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { relative, isAbsolute, join } from 'node:path';
 import { getAgent, agentByDisplayName, DEFAULT_AGENT } from '../agents/registry.js';
 import type { AgentAdapter, AgentKey, TranscriptAnalysis } from '../agents/types.js';
 import { homeDir } from '../agents/paths.js';
 import { PreRedacted } from '../store/content.js';
+import { MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
 import { EntireError } from '../errors.js';
 import type { SessionState } from '../session/state.js';
 import { tmpDir } from './scratch.js';
@@ -77,24 +80,65 @@ export async function promptsOf(adapter: AgentAdapter, path: string | undefined,
 
 /**
  * The whole transcript, redacted. Throws TRANSCRIPT_UNREADABLE when the file
- * cannot be read (finalization must then keep its IDs pending).
+ * cannot be read (finalization must then keep its IDs pending). When the
+ * same redacted content is already stored in git as one blob, the result
+ * refers to it and the text is read only if a caller needs it.
  */
 export async function redactedTranscript(root: string, sessionId: string, adapter: AgentAdapter, path: string): Promise<PreRedacted> {
   if (!readableTranscript(path)) {
     throw new EntireError('TRANSCRIPT_UNREADABLE', `transcript ${path} is missing or not a file`);
   }
   try {
-    const redact = await import('../redact/index.js');
     if (adapter.transcriptFormat === 'jsonl') {
       const inc = await import('../redact/incremental.js');
-      const r = await inc.redactJsonlFileIncremental({ sourcePath: path, cacheDir: join(tmpDir(root), 'redact'), key: sessionId });
-      return PreRedacted.fromRedactor(r.text);
+      const u = await inc.updateRedactionCache({ sourcePath: path, cacheDir: join(tmpDir(root), 'redact'), key: sessionId });
+      const load = async (): Promise<string> => {
+        if (!u.cached) return u.appended + u.tail;
+        const fh = await open(u.outputPath, 'r');
+        try {
+          const buf = Buffer.alloc(u.outputBytes);
+          let off = 0;
+          while (off < buf.length) {
+            const { bytesRead } = await fh.read(buf, off, buf.length - off, off);
+            if (bytesRead === 0) break;
+            off += bytesRead;
+          }
+          return buf.toString('utf8', 0, off) + u.tail;
+        } finally {
+          await fh.close();
+        }
+      };
+      const blob = u.cached && !u.rebuilt && u.tail === '' ? transcriptCache(root, sessionId, adapter, path).storedBlob(u.outputBytes) : null;
+      if (blob) return PreRedacted.fromKnownBlob(blob, load);
+      return PreRedacted.fromRedactor(await load());
     }
+    const redact = await import('../redact/index.js');
     return PreRedacted.fromRedactor(redact.redactTranscript(readFileSync(path, 'utf8'), adapter.transcriptFormat));
   } catch (e) {
     if (e instanceof EntireError) throw e;
     throw new EntireError('TRANSCRIPT_UNREADABLE', `cannot read transcript ${path}`, { cause: e });
   }
+}
+
+/**
+ * Remember that `t` was just stored in git as one blob, so later hooks can
+ * refer to it instead of sending it again (hashing happens once, here).
+ */
+export async function noteStoredTranscript(
+  root: string,
+  sessionId: string,
+  adapter: AgentAdapter,
+  path: string,
+  t: PreRedacted,
+  objectFormat: 'sha1' | 'sha256',
+): Promise<void> {
+  if (t.blob || adapter.transcriptFormat !== 'jsonl') return;
+  const text = await t.text();
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length > MAX_CHUNK_BYTES) return;
+  const oid = createHash(objectFormat).update(`blob ${buf.length}\0`).update(buf).digest('hex');
+  const sha256 = createHash('sha256').update(buf).digest('hex');
+  transcriptCache(root, sessionId, adapter, path).setStoredBlob({ oid, bytes: buf.length, sha256 });
 }
 
 /** `transcript_path` for metadata: relative to `$HOME`, `""` outside it (SPEC §2.5). */

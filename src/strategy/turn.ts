@@ -17,7 +17,7 @@ import { writeShadowStep } from '../store/shadow.js';
 import { ensureMetadataBranch } from '../store/branch.js';
 import { readPrePrompt, writeScratch, prePromptPath, removeScratch, type PrePrompt } from './scratch.js';
 import { viewWorkTree, turnCandidates, filesTouched } from './worktree.js';
-import { analyze, positionOf, promptsOf, redactedTranscript } from './transcript.js';
+import { analyze, positionOf, promptsOf, redactedTranscript, noteStoredTranscript } from './transcript.js';
 import { retryPending } from './pending.js';
 import { finalizeTurn } from './finalize.js';
 import { migrateIfMoved } from './migrate.js';
@@ -104,6 +104,10 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
     subject: stepSubject(prompts[prompts.length - 1], adapter.displayName),
   });
   fault('stop-after-step');
+  if (transcript && path) {
+    // later hooks (finalize, condense) refer to this blob instead of re-sending it
+    await noteStoredTranscript(ctx.repo.root, state.session_id, adapter, path, transcript, ctx.repo.objectFormat).catch(() => undefined);
+  }
   if (res.changed) {
     migrated.checkpoint_count = (migrated.checkpoint_count ?? 0) + 1;
     const usage = toMetaUsage(turn?.tokenUsage);
