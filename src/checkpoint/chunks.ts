@@ -136,3 +136,30 @@ export function looksLikeGemini(content: Buffer | string): boolean {
 export function contentHash(transcript: Buffer): string {
   return 'sha256:' + createHash('sha256').update(transcript).digest('hex');
 }
+
+/**
+ * Greedy line groups of `content` as byte ranges [start, end) (the `\n`
+ * between two groups belongs to neither): each group holds as many whole
+ * lines as fit in `max` bytes; a single longer line is a group of its own.
+ * Grouping is stable under appending: only the last group can change.
+ */
+export function lineGroupRanges(content: Buffer, max: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  if (content.length === 0) return out;
+  let groupStart = 0;
+  let lineStart = 0;
+  let groupEnd = -1; // end of the last whole line in the group
+  for (;;) {
+    const nl = content.indexOf(0x0a, lineStart);
+    const lineEnd = nl < 0 ? content.length : nl;
+    if (groupEnd >= 0 && lineEnd - groupStart > max) {
+      out.push([groupStart, groupEnd]);
+      groupStart = lineStart;
+    }
+    groupEnd = lineEnd;
+    if (nl < 0) break;
+    lineStart = nl + 1; // after a final newline the last line is empty, as in chunkJsonl
+  }
+  out.push([groupStart, groupEnd]);
+  return out;
+}

@@ -7,6 +7,7 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EntireError } from '../errors.js';
 import { runGit, git, gitBaseEnv } from './exec.js';
 import { discoverRepo } from './discover.js';
+import { readConfigValue } from './config-file.js';
 import { spawnSync } from 'node:child_process';
 import { ObjectReader } from './catfile.js';
 
@@ -139,6 +140,14 @@ let identCache: Ident | undefined;
 /** SPEC §2.9: the committer identity, else `Unknown <unknown@local>`. */
 export async function committerIdent(repo: Repo): Promise<Ident> {
   if (identCache) return identCache;
+  // the common case without a spawn: git's own sources, in git's order
+  const env = process.env;
+  const name = env['GIT_COMMITTER_NAME'] ?? readConfigValue('user', 'name', repo)?.value;
+  const email = env['GIT_COMMITTER_EMAIL'] ?? readConfigValue('user', 'email', repo)?.value;
+  if (name && email) {
+    identCache = { name, email };
+    return identCache;
+  }
   const r = await runGit(['var', 'GIT_COMMITTER_IDENT'], {
     cwd: repo.root,
     allowFailure: true,

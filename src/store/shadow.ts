@@ -19,6 +19,8 @@ import { PreRedacted, type TranscriptInput } from './content.js';
 
 export interface StepMetadata {
   transcript: TranscriptInput;
+  /** Already-redacted chunks of the transcript (content, or blobs already in git); wins over `transcript`. */
+  chunks?: Array<Buffer | { oid: string }>;
   format: 'jsonl' | 'json';
   prompts: string[];
   /** Last assistant text. */
@@ -52,7 +54,9 @@ async function redactText(text: string, format: 'jsonl' | 'json' | 'text'): Prom
 async function overlayFiles(sessionId: string, m: StepMetadata): Promise<Map<string, Buffer | string | { oid: string }>> {
   const dir = metadataDir(sessionId);
   const out = new Map<string, Buffer | string | { oid: string }>();
-  if (m.transcript instanceof PreRedacted && m.transcript.blob && m.transcript.blob.bytes <= MAX_CHUNK_BYTES) {
+  if (m.chunks) {
+    m.chunks.forEach((c, i) => out.set(`${dir}/${chunkFileName(i)}`, c));
+  } else if (m.transcript instanceof PreRedacted && m.transcript.blob && m.transcript.blob.bytes <= MAX_CHUNK_BYTES) {
     // already in git as one blob: refer to it
     out.set(`${dir}/${chunkFileName(0)}`, { oid: m.transcript.blob.oid });
   } else if (m.transcript !== null) {

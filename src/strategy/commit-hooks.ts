@@ -274,13 +274,17 @@ export async function postCommit(ctx: HookContext): Promise<void> {
 
   if (intent && validIntent(ctx, intent, head, before ? before.parents : null)) {
     const id = intent.id!;
-    const changed = new Set(await changedPaths(ctx.repo, head.parents[0] ?? null, ctx.head));
+    const anyFiles = Object.values(intent.sessions).some((f) => f.length > 0);
+    // both spawns at once: they do not depend on each other
+    const [changedList, view] = await Promise.all([
+      changedPaths(ctx.repo, head.parents[0] ?? null, ctx.head),
+      anyFiles ? viewWorkTree(ctx.repo) : Promise.resolve(null),
+    ]);
+    const changed = new Set(changedList);
     const targets = Object.entries(intent.sessions)
       .map(([sid, files]) => [sid, files.filter((f) => changed.has(f)).sort()] as const)
       .filter(([, files]) => files.length > 0);
-    mark('post-commit: changed paths');
-    const view = targets.length > 0 ? await viewWorkTree(ctx.repo) : null;
-    mark('post-commit: status');
+    mark('post-commit: changed paths and status');
     for (const [sid, files] of targets) {
       condensed.add(sid);
       await condenseOne(ctx, sid, id, files, view!.differing);

@@ -24,6 +24,14 @@ interface CacheFile {
   promptsCursor: TranscriptCursor | null;
   /** The redacted transcript of this many bytes is stored in git as this blob. */
   blob?: BlobRef | null;
+  /** Completed line groups of the shadow copy: byte ranges of the redacted text and their blobs. */
+  shadowChunks?: ShadowChunk[];
+}
+
+export interface ShadowChunk {
+  start: number;
+  end: number;
+  oid: string;
 }
 
 const MAX_CURSORS = 64;
@@ -177,6 +185,24 @@ export class TranscriptCache {
 
   setStoredBlob(b: BlobRef): void {
     this.data.blob = b;
+    this.dirty = true;
+  }
+
+  shadowChunks(): ShadowChunk[] {
+    const list = Array.isArray(this.data.shadowChunks) ? this.data.shadowChunks : [];
+    // only a contiguous run from the start is usable
+    const out: ShadowChunk[] = [];
+    let expect = 0;
+    for (const c of list) {
+      if (c.start !== expect || c.end < c.start || !/^[0-9a-f]{40,64}$/.test(c.oid)) break;
+      out.push(c);
+      expect = c.end + 1;
+    }
+    return out;
+  }
+
+  setShadowChunks(list: ShadowChunk[]): void {
+    this.data.shadowChunks = list;
     this.dirty = true;
   }
 

@@ -11,7 +11,7 @@ import { getAgent, agentByDisplayName, DEFAULT_AGENT } from '../agents/registry.
 import type { AgentAdapter, AgentKey, TranscriptAnalysis } from '../agents/types.js';
 import { homeDir } from '../agents/paths.js';
 import { PreRedacted } from '../store/content.js';
-import { MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
+import { MAX_CHUNK_BYTES, lineGroupRanges } from '../checkpoint/chunks.js';
 import { EntireError } from '../errors.js';
 import type { SessionState } from '../session/state.js';
 import { tmpDir } from './scratch.js';
@@ -139,6 +139,70 @@ export async function noteStoredTranscript(
   const oid = createHash(objectFormat).update(`blob ${buf.length}\0`).update(buf).digest('hex');
   const sha256 = createHash('sha256').update(buf).digest('hex');
   transcriptCache(root, sessionId, adapter, path).setStoredBlob({ oid, bytes: buf.length, sha256 });
+}
+
+/**
+ * Shadow copies of big transcripts are split into line groups of this size,
+ * so a Stop writes only the group that grew (SPEC §10: later turns of a
+ * 50 MB transcript in well under a second). Transcripts up to this size are
+ * one `full.jsonl`, exactly as the Go tool writes them.
+ */
+export const SHADOW_CHUNK_BYTES = 8 * 1024 * 1024;
+
+export interface ShadowTranscript {
+  /** `full.jsonl`, `.001`, …: content, or the blob of an unchanged group. */
+  chunks: Array<Buffer | { oid: string }>;
+  /** After the step landed: remember the blobs of completed groups (and of a one-group transcript). */
+  remember(): void;
+}
+
+/** The redacted transcript as shadow-branch chunks, reading only new bytes; null = use the whole text. */
+export async function shadowTranscript(
+  root: string,
+  sessionId: string,
+  adapter: AgentAdapter,
+  path: string,
+  objectFormat: 'sha1' | 'sha256',
+): Promise<ShadowTranscript | null> {
+  if (adapter.transcriptFormat !== 'jsonl' || !readableTranscript(path)) return null;
+  const inc = await import('../redact/incremental.js');
+  const u = await inc.updateRedactionCache({ sourcePath: path, cacheDir: join(tmpDir(root), 'redact'), key: sessionId });
+  if (!u.cached) return null;
+  const cache = transcriptCache(root, sessionId, adapter, path);
+  if (u.rebuilt) cache.setShadowChunks([]);
+  const done = cache.shadowChunks().filter((c) => c.end < u.outputBytes);
+  const nextStart = done.length > 0 ? done[done.length - 1]!.end + 1 : 0;
+  const fh = await open(u.outputPath, 'r');
+  let rest: Buffer;
+  try {
+    rest = Buffer.alloc(Math.max(0, u.outputBytes - nextStart));
+    let off = 0;
+    while (off < rest.length) {
+      const { bytesRead } = await fh.read(rest, off, rest.length - off, nextStart + off);
+      if (bytesRead === 0) break;
+      off += bytesRead;
+    }
+  } finally {
+    await fh.close();
+  }
+  if (u.tail) rest = Buffer.concat([rest, Buffer.from(u.tail, 'utf8')]);
+  const ranges = lineGroupRanges(rest, SHADOW_CHUNK_BYTES);
+  const pieces = ranges.map(([a, b]) => rest.subarray(a, b));
+  const hashOf = (b: Buffer, algo: string) => createHash(algo).update(b).digest('hex');
+  const oidOf = (b: Buffer) => createHash(objectFormat).update(`blob ${b.length}\0`).update(b).digest('hex');
+  return {
+    chunks: [...done.map((c) => ({ oid: c.oid })), ...pieces],
+    remember(): void {
+      const completed = [...done];
+      for (let i = 0; i < ranges.length - 1; i++) {
+        completed.push({ start: nextStart + ranges[i]![0], end: nextStart + ranges[i]![1], oid: oidOf(pieces[i]!) });
+      }
+      cache.setShadowChunks(completed);
+      if (done.length === 0 && pieces.length === 1 && !u.tail) {
+        cache.setStoredBlob({ oid: oidOf(pieces[0]!), bytes: pieces[0]!.length, sha256: hashOf(pieces[0]!, 'sha256') });
+      }
+    },
+  };
 }
 
 /** `transcript_path` for metadata: relative to `$HOME`, `""` outside it (SPEC §2.5). */

@@ -17,7 +17,7 @@ import { writeShadowStep } from '../store/shadow.js';
 import { ensureMetadataBranch } from '../store/branch.js';
 import { readPrePrompt, writeScratch, prePromptPath, removeScratch, type PrePrompt } from './scratch.js';
 import { viewWorkTree, turnCandidates, filesTouched } from './worktree.js';
-import { analyze, positionOf, promptsOf, redactedTranscript, noteStoredTranscript } from './transcript.js';
+import { analyze, positionOf, promptsOf, redactedTranscript, noteStoredTranscript, shadowTranscript } from './transcript.js';
 import { retryPending } from './pending.js';
 import { finalizeTurn } from './finalize.js';
 import { migrateIfMoved } from './migrate.js';
@@ -91,8 +91,9 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
   if (turnPaths.length === 0) return { state: next, wrote: false };
   // a base that moved under us is migrated first, so the step lands on HEAD's branch
   const migrated = await migrateIfMoved(ctx, next);
-  const transcript = path ? await redactedTranscript(ctx.repo.root, state.session_id, adapter, path).catch(() => null) : null;
-  const prompts = transcript ? await promptsOf(adapter, path, owner) : [];
+  const chunked = path ? await shadowTranscript(ctx.repo.root, state.session_id, adapter, path, ctx.repo.objectFormat).catch(() => null) : null;
+  const transcript = !chunked && path ? await redactedTranscript(ctx.repo.root, state.session_id, adapter, path).catch(() => null) : null;
+  const prompts = chunked || transcript ? await promptsOf(adapter, path, owner) : [];
   fault('stop-before-step');
   const res = await writeShadowStep(ctx.repo, {
     baseCommit: migrated.base_commit || ctx.head,
@@ -100,12 +101,16 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
     sessionId: state.session_id,
     paths: turnPaths,
     statusPaths: view.status.map((e) => e.path),
-    metadata: transcript ? { transcript, format: adapter.transcriptFormat, prompts, summary: turn?.summary || undefined } : null,
+    metadata:
+      chunked || transcript
+        ? { transcript, chunks: chunked?.chunks, format: adapter.transcriptFormat, prompts, summary: turn?.summary || undefined }
+        : null,
     subject: stepSubject(prompts[prompts.length - 1], adapter.displayName),
   });
   fault('stop-after-step');
+  // later hooks (finalize, condense) refer to these blobs instead of re-sending them
+  chunked?.remember();
   if (transcript && path) {
-    // later hooks (finalize, condense) refer to this blob instead of re-sending it
     await noteStoredTranscript(ctx.repo.root, state.session_id, adapter, path, transcript, ctx.repo.objectFormat).catch(() => undefined);
   }
   if (res.changed) {

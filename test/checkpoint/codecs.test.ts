@@ -240,3 +240,23 @@ describe('slot choice (SPEC §2.3)', () => {
     expect(chooseSlot([mk(0, 'a'), mk(2, 'b')], 'c')).toEqual({ slot: 3, existing: false });
   });
 });
+
+describe('line groups for shadow transcript copies', () => {
+  it('equal chunkJsonl for lines within the limit, join back to the input, and only the last group changes on append', async () => {
+    const { lineGroupRanges } = await import('../../src/checkpoint/chunks.js');
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    for (let trial = 0; trial < 200; trial++) {
+      const lines = Array.from({ length: 1 + Math.floor(rnd() * 30) }, () => 'x'.repeat(Math.floor(rnd() * 40)));
+      const text = lines.join('\n') + (rnd() < 0.5 ? '\n' : '');
+      const buf = Buffer.from(text);
+      const max = 20 + Math.floor(rnd() * 60);
+      const ranges = lineGroupRanges(buf, max);
+      const pieces = ranges.map(([a, b]) => buf.subarray(a, b));
+      expect(Buffer.concat(pieces.flatMap((p, i) => (i ? [Buffer.from('\n'), p] : [p]))).equals(buf)).toBe(true);
+      if (!lines.some((l) => l.length > max)) expect(pieces.map(String)).toEqual(chunkJsonl(buf, max).map(String));
+      const longer = lineGroupRanges(Buffer.from(text + (text.endsWith('\n') ? '' : '\n') + 'yyyy\nzz\n'), max);
+      expect(longer.slice(0, ranges.length - 1)).toEqual(ranges.slice(0, -1));
+    }
+  });
+});
