@@ -35,7 +35,12 @@ function run() {
   const a = process.argv;
   const profile = a[2] === 'hooks' ? 'hooks-' + (a[3] || '') + '-' + (a[4] || '') : 'cli';
   const dir = cacheDir();
-  const cacheFile = path.join(dir, 'entire-' + key.replace(/[^A-Za-z0-9.-]/g, '_') + '-' + profile.replace(/[^A-Za-z0-9-]/g, '_').slice(0, 60) + '.v8');
+  // several installs may share the cache dir: each cleans only its own old files
+  let h = 0x811c9dc5; // FNV-1a of the bundle path (no crypto load on the hot path)
+  for (let i = 0; i < bundle.length; i++) h = Math.imul(h ^ bundle.charCodeAt(i), 0x01000193) >>> 0;
+  const owner = h.toString(16);
+  const stem = 'entire-' + owner + '-';
+  const cacheFile = path.join(dir, stem + key.replace(/[^A-Za-z0-9.-]/g, '_') + '-' + profile.replace(/[^A-Za-z0-9-]/g, '_').slice(0, 60) + '.v8');
   let cachedData;
   if (process.env.ENTIRE_NO_CODE_CACHE !== '1') {
     try { cachedData = fs.readFileSync(cacheFile); } catch { cachedData = undefined; }
@@ -58,7 +63,7 @@ function run() {
         fs.renameSync(tmp, cacheFile);
         // drop caches of earlier builds so the directory does not grow
         for (const name of fs.readdirSync(dir)) {
-          if (name.startsWith('entire-') && name.endsWith('.v8') && !name.includes(key.replace(/[^A-Za-z0-9.-]/g, '_'))) {
+          if (name.startsWith(stem) && name.endsWith('.v8') && !name.includes(key.replace(/[^A-Za-z0-9.-]/g, '_'))) {
             try { fs.unlinkSync(path.join(dir, name)); } catch { /* another process may have it */ }
           }
         }

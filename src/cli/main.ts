@@ -10,6 +10,12 @@ async function main(): Promise<void> {
     await runHookCommand(argv.slice(1));
     return;
   }
+  if (argv[0] === 'version' && argv.length === 1) {
+    // the one command people time: no commander
+    const { printVersion } = await import('./commands/version.js');
+    printVersion();
+    return;
+  }
   const { runProgram } = await import('./program.js');
   await runProgram(argv);
 }
