@@ -18,7 +18,7 @@ import { readCommit } from '../store/tree.js';
 import { checkpointExists } from '../store/committed.js';
 import { writeShadowStep } from '../store/shadow.js';
 import { generateCheckpointId } from '../checkpoint/id.js';
-import { shadowBranchName } from '../checkpoint/shadow.js';
+import { shadowBranchName, METADATA_REF } from '../checkpoint/shadow.js';
 import { collapsePrompt } from '../checkpoint/prompts.js';
 import { CARRY_FORWARD_SUBJECT } from '../checkpoint/messages.js';
 import {
@@ -155,9 +155,15 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
   let message = original;
 
   const sessions = liveSessions(ctx);
-  const headInfo = await readCommit(ctx.repo, ctx.head);
+  // HEAD's commit only matters for an amend (its parent, its trailer)
+  const headInfo = isAmendFlow ? await readCommit(ctx.repo, ctx.head) : null;
   const base = isAmendFlow ? (headInfo?.parents[0] ?? EMPTY_TREE[ctx.repo.objectFormat]) : ctx.head;
-  const staged = sessions.length > 0 ? new Set(await stagedPaths(ctx.repo, base)) : new Set<string>();
+  let staged = new Set<string>();
+  if (sessions.length > 0) {
+    // start the object reader while git diffs: minting an ID reads the metadata branch
+    const [paths] = await Promise.all([stagedPaths(ctx.repo, base), ctx.repo.objects.read(`${METADATA_REF}^{tree}`).catch(() => null)]);
+    staged = new Set(paths);
+  }
   const view = sessions.some((w) => w.state.phase === 'active') ? await viewWorkTree(ctx.repo) : null;
   const perSession: Record<string, string[]> = {};
   const qualifying: SessionState[] = [];
