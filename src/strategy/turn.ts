@@ -26,6 +26,7 @@ import { addUsage } from '../checkpoint/metadata.js';
 import { fault } from './faults.js';
 import { pruneSessions } from '../session/prune.js';
 import { readRef } from '../git/refs.js';
+import { mark } from '../timing.js';
 
 export function newTurnId(): string {
   return randomBytes(6).toString('hex');
@@ -81,7 +82,9 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
   const from = pre?.step_transcript_start ?? state.checkpoint_transcript_start ?? 0;
   const owner = { root: ctx.repo.root, sessionId: state.session_id };
   const turn = analyze(adapter, path, from, owner);
+  mark('stop: turn analysed');
   const view = await viewWorkTree(ctx.repo);
+  mark('stop: status');
   const candidates = turnCandidates({ root: ctx.repo.root, editPaths: turn?.modifiedFiles ?? [], before: pre ? pre.dirty_files : null, now: view });
   const fs = filesTouched(state.files_touched, candidates, view.differing);
   const turnPaths = [...candidates].filter((p) => view.differing.has(p));
@@ -93,7 +96,9 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
   const migrated = await migrateIfMoved(ctx, next);
   const chunked = path ? await shadowTranscript(ctx.repo.root, state.session_id, adapter, path, ctx.repo.objectFormat).catch(() => null) : null;
   const transcript = !chunked && path ? await redactedTranscript(ctx.repo.root, state.session_id, adapter, path).catch(() => null) : null;
+  mark('stop: transcript redacted');
   const prompts = chunked || transcript ? await promptsOf(adapter, path, owner) : [];
+  mark('stop: prompts');
   fault('stop-before-step');
   const res = await writeShadowStep(ctx.repo, {
     baseCommit: migrated.base_commit || ctx.head,
@@ -108,6 +113,7 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
     subject: stepSubject(prompts[prompts.length - 1], adapter.displayName),
   });
   fault('stop-after-step');
+  mark('stop: step written');
   // later hooks (finalize, condense) refer to these blobs instead of re-sending them
   chunked?.remember();
   if (transcript && path) {
@@ -191,6 +197,7 @@ export async function turnEnd(ctx: HookContext, event: HookEvent, adapter: Agent
   const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath);
   // 1. wait (outside the lock) for the agent to flush the transcript
   await adapter.waitForTranscriptFlush(transcriptPath, { startedAt }).catch(() => undefined);
+  mark('stop: flushed');
   let skipped = false;
   await updateState(ctx.repo.commonDir, event.sessionId, async (loaded) => {
     let state = loaded ?? freshState(ctx, event, adapter, transcriptPath);

@@ -6,7 +6,7 @@ import { makeRepo, fsck, cleanupAll, repoAt, testEnv, tempDir } from '../helpers
 import { openRepo, headCommit, EMPTY_TREE, currentBranch, committerIdent } from '../../src/git/repo.js';
 import { writeCommit } from '../../src/git/fastimport.js';
 import { readRef, updateRefs } from '../../src/git/refs.js';
-import { snapshotTree } from '../../src/git/snapshot.js';
+import { snapshotChanges } from '../../src/git/snapshot.js';
 import { parseTree } from '../../src/git/objects.js';
 import { withEnv } from '../helpers/env.js';
 
@@ -145,34 +145,36 @@ describe('object writing and reading', () => {
 });
 
 describe('work-tree snapshot (src/git/snapshot.ts)', () => {
-  it('builds a tree from the work tree without touching the user index (index v4 too)', async () => {
+  it('builds tree changes from the work tree without touching the user index (index v4 too)', async () => {
     const r = makeRepo();
     r.git(['update-index', '--index-version', '4']);
     r.write('.gitignore', 'secret.env\n');
+    r.write('tool.sh', '#!/bin/sh\n');
+    const { chmodSync, symlinkSync, rmSync } = await import('node:fs');
+    chmodSync(join(r.dir, 'tool.sh'), 0o755);
     r.commitAll('ignore');
     r.write('src/new.ts', 'export const x = 1;\n');
     r.write('README.md', 'changed\n');
     r.write('secret.env', 'TOKEN=abc\n');
     r.write('.entire/metadata/x', 'never\n');
+    symlinkSync('README.md', join(r.dir, 'link'));
     r.git(['add', 'README.md']); // staged change the user made
+    rmSync(join(r.dir, 'tool.sh'));
     const indexBefore = readFileSync(join(r.dir, '.git/index'));
     const mtimeBefore = statSync(join(r.dir, '.git/index')).mtimeMs;
     const repo = await withEnv(r.env, () => openRepo(r.dir));
-    const base = r.git(['rev-parse', 'HEAD^{tree}']).trim();
-    const tree = await snapshotTree(repo, { baseTree: base, paths: ['src/new.ts', 'secret.env', '.entire/metadata/x', 'README.md', 'gone.txt'] });
-    const files = r.git(['ls-tree', '-r', '--name-only', tree]).trim().split('\n');
-    expect(files).toContain('src/new.ts');
-    expect(files).not.toContain('secret.env');
-    expect(files).not.toContain('.entire/metadata/x');
-    expect(r.git(['cat-file', '-p', `${tree}:README.md`])).toBe('changed\n');
+    const changes = await withEnv(r.env, () =>
+      snapshotChanges(repo, { paths: ['src/new.ts', 'secret.env', '.entire/metadata/x', 'README.md', 'tool.sh', 'link', 'src'] }),
+    );
+    const byPath = new Map(changes.map((c) => [c.path, c]));
+    expect([...byPath.keys()].sort()).toEqual(['README.md', 'link', 'src/new.ts', 'tool.sh']);
+    expect(byPath.get('tool.sh')).toEqual({ op: 'delete', path: 'tool.sh' });
+    expect(byPath.get('link')).toMatchObject({ op: 'put', mode: '120000', content: 'README.md' });
+    const readme = byPath.get('README.md') as { oid: string };
+    expect(r.git(['cat-file', '-p', readme.oid])).toBe('changed\n');
     expect(readFileSync(join(r.dir, '.git/index')).equals(indexBefore)).toBe(true);
     expect(statSync(join(r.dir, '.git/index')).mtimeMs).toBe(mtimeBefore);
     expect(r.git(['diff', '--cached', '--name-only']).trim()).toBe('README.md');
-    // a deleted tracked file is removed from the snapshot
-    const { rmSync } = await import('node:fs');
-    rmSync(join(r.dir, 'README.md'));
-    const tree2 = await snapshotTree(repo, { baseTree: base, paths: ['README.md'] });
-    expect(r.git(['ls-tree', '-r', '--name-only', tree2])).not.toContain('README.md');
     repo.objects.close();
   });
 });
