@@ -19,6 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { EntireError } from '../errors.js';
 import { decodeState, validateSessionId, type DecodedState } from './state.js';
+import { fault } from '../faults.js';
 
 export const SESSIONS_DIR_NAME = 'entire-sessions';
 export const LIVE_MARKER_NAME = 'LIVE';
@@ -115,6 +116,7 @@ export function writeFileAtomic(path: string, data: string | Buffer, options: { 
     throw e;
   }
   closeSync(fd);
+  fault('atomic-write-before-rename');
   try {
     renameSync(tmp, path);
   } catch (e) {

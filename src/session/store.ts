@@ -14,6 +14,7 @@ import { encodeJson } from '../checkpoint/json.js';
 import { EntireError } from '../errors.js';
 import { compareStarted, ensureLiveMarker, forgetState, recordSavedState, updateLiveMarker, type CorruptState } from './index.js';
 import { inspectLock, withSessionLock, withSessionLockSync, type LockOptions } from './lock.js';
+import { fault } from '../faults.js';
 import {
   SIDE_FILE_RE,
   ensureDir,
@@ -73,6 +74,7 @@ export function saveState(commonDir: string, state: SessionState): void {
   // and after it (a concurrent non-live save may have removed it meanwhile).
   if (live) ensureLiveMarker(commonDir);
   const st = writeFileAtomic(path, encodeState(state));
+  fault('state-saved-before-index');
   recordSavedState(commonDir, state, stampOf(st));
   if (live) {
     ensureLiveMarker(commonDir);
@@ -259,6 +261,7 @@ export async function updateState(
     commonDir,
     sessionId,
     async () => {
+      fault('state-locked');
       const loaded = loadState(commonDir, sessionId);
       const consumed = loaded ? mergePendingSideFiles(commonDir, loaded.state) : [];
       const next = await fn(loaded?.state ?? null, { warnings: loaded?.warnings ?? [] });

@@ -11,6 +11,7 @@ import { METADATA_REF, METADATA_REMOTE_REF } from '../checkpoint/shadow.js';
 import { INIT_MESSAGE } from '../checkpoint/messages.js';
 import { readCommit } from './tree.js';
 import { mark } from '../timing.js';
+import { fault } from '../faults.js';
 
 /** What a builder returns: a commit to write, or null when nothing changes. */
 export type BuildResult = Omit<CommitSpec, 'author' | 'committer' | 'parent'> | null;
@@ -42,12 +43,16 @@ export async function casWrite(
     mark('cas: built');
     const written = await writeCommit(repo.root, { ...spec, parent, author: ident, committer: ident }, { fastCompression: opts.fastCompression });
     mark('cas: fast-import done');
+    fault('cas-before-update-ref');
     const outcome = await updateRefs(repo, [
       { ref, newOid: written.oid, oldOid: tip },
       { ref: written.tempRef, newOid: null },
     ]);
     mark('cas: ref updated');
-    if (outcome === 'ok') return { oid: written.oid, changed: true };
+    if (outcome === 'ok') {
+      fault('cas-after-update-ref');
+      return { oid: written.oid, changed: true };
+    }
     await deleteRefQuietly(repo, written.tempRef);
     lastError = new EntireError('REF_RACE', `${ref} moved while writing`);
     await jitter();

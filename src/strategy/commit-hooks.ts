@@ -147,6 +147,7 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
   const sub = argv ? gitSubcommand(argv) : null;
   if (source === 'merge' && sub !== 'commit') return; // git merge/pull: no post-commit follows
   await recoverStaleIntent(ctx);
+  mark('pcm: guards');
 
   const amend = argv ? isAmend(argv) : rev === 'HEAD';
   const isAmendFlow = (source === 'commit' || source === 'message') && amend;
@@ -155,6 +156,7 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
   let message = original;
 
   const sessions = liveSessions(ctx);
+  mark('pcm: sessions listed');
   // HEAD's commit only matters for an amend (its parent, its trailer)
   const headInfo = isAmendFlow ? await readCommit(ctx.repo, ctx.head) : null;
   const base = isAmendFlow ? (headInfo?.parents[0] ?? EMPTY_TREE[ctx.repo.objectFormat]) : ctx.head;
@@ -164,6 +166,7 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
     const [paths] = await Promise.all([stagedPaths(ctx.repo, base), ctx.repo.objects.read(`${METADATA_REF}^{tree}`).catch(() => null)]);
     staged = new Set(paths);
   }
+  mark('pcm: staged');
   const view = sessions.some((w) => w.state.phase === 'active') ? await viewWorkTree(ctx.repo) : null;
   const perSession: Record<string, string[]> = {};
   const qualifying: SessionState[] = [];
@@ -207,7 +210,10 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
       }
     }
   }
+  fault('prepare-commit-msg-before-message');
+  mark('pcm: decided');
   if (message !== original) writeFileSync(file, message);
+  fault('prepare-commit-msg-after-message');
   if (sessions.length > 0 || id) {
     writeIntent(ctx.repo.gitDir, {
       id,
@@ -218,6 +224,7 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
       git_pid: argvPid(),
       worktree: ctx.repo.root,
     });
+    fault('prepare-commit-msg-after-intent');
   }
   ctx.log.debug('prepare-commit-msg', { checkpoint_id: id ?? undefined });
 }
@@ -301,7 +308,9 @@ export async function postCommit(ctx: HookContext): Promise<void> {
   mark('post-commit: condensed');
   fault('post-commit-before-intent-delete');
   if (intent) removeIntent(ctx.repo.gitDir);
+  fault('post-commit-after-intent-delete');
 
+  mark('post-commit: intent removed');
   // 4. other sessions based on the previous HEAD follow HEAD
   if (headBefore && headBefore !== ctx.head) {
     for (const w of liveSessions(ctx)) {
@@ -312,7 +321,9 @@ export async function postCommit(ctx: HookContext): Promise<void> {
         ctx.log.warn('could not move a session to the new HEAD', { session_id: w.state.session_id, error: e });
       }
     }
+    mark('post-commit: others followed');
     // 5. the old shadow branch goes only when nothing names it
+    fault('post-commit-before-shadow-delete');
     await deleteShadowIfUnreferenced(ctx, shadowBranchName(headBefore, ctx.repo.worktreeId)).catch((e) =>
       ctx.log.warn('shadow cleanup failed', { error: e }),
     );
@@ -363,6 +374,7 @@ async function condenseOne(ctx: HookContext, sid: string, id: string, files: str
         }
         state.checkpoint_count = 0;
         if (remaining.length > 0) {
+          fault('post-commit-before-carry-forward');
           try {
             const transcript = state.transcript_path && readableTranscript(state.transcript_path)
               ? await redactedTranscript(ctx.repo.root, sid, adapter, state.transcript_path)
@@ -381,6 +393,7 @@ async function condenseOne(ctx: HookContext, sid: string, id: string, files: str
             ctx.log.warn('carry-forward failed', { session_id: sid, error: e });
           }
         }
+        fault('post-commit-before-state-save');
         return state;
       },
       { waitMs: 5000 },

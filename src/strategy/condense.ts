@@ -54,6 +54,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
   let position = start;
   if (path && readableTranscript(path)) {
     const owner = { root: ctx.repo.root, sessionId: state.session_id };
+    mark('condense: start');
     const whole = await redactedTranscript(ctx.repo.root, state.session_id, adapter, path);
     mark('condense: redacted transcript');
     position = positionOf(adapter, path, owner).position || start;

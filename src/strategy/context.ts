@@ -6,6 +6,7 @@ import { openRepo, currentBranch, type Repo } from '../git/repo.js';
 import { loadSettings, isEnabled, type LoadedSettings } from '../settings/settings.js';
 import { createLogger, logDirFor, type Logger } from '../log.js';
 import { EntireError } from '../errors.js';
+import { mark } from '../timing.js';
 
 export interface HookContext {
   repo: Repo;
@@ -30,6 +31,7 @@ export async function openHookContext(cwd: string, component: string, hook: stri
     if (e instanceof EntireError && e.code === 'NOT_A_REPO') return { ok: false, reason: 'not-a-repo' };
     throw e;
   }
+  mark('context: repo');
   let settings: LoadedSettings;
   try {
     settings = loadSettings(repo.root);
@@ -37,6 +39,7 @@ export async function openHookContext(cwd: string, component: string, hook: stri
     repo.objects.close();
     return { ok: false, reason: 'bad-settings', error: e };
   }
+  mark('context: settings');
   if (!isEnabled(settings)) {
     repo.objects.close();
     return { ok: false, reason: 'disabled' };

@@ -148,6 +148,7 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
       }
       applyBookkeeping(state, transition('active', 'TurnEnd'), ctx.now());
       state = await finalizeTurn(ctx, state);
+      fault('turn-start-after-interrupted-turn');
     }
     // 2. RetryPending, then Migrate
     state = await retryPending(ctx, state);
@@ -163,6 +164,7 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
       dirty_files: view?.signatures ?? {},
     };
     writeScratch(prePromptPath(ctx.repo.root, state.session_id), pre);
+    fault('turn-start-after-pre-prompt');
     // 4. TurnStart
     applyBookkeeping(state, transition(state.phase, 'TurnStart'), ctx.now());
     state.phase = 'active';
@@ -171,6 +173,7 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
     if (!state.first_prompt && event.prompt) state.first_prompt = collapsePrompt(await redactOne(event.prompt), 100);
     return state;
   });
+  fault('turn-start-after-save');
   if (ctx.head) {
     await ensureMetadataBranch(ctx.repo).catch((e) => ctx.log.warn('cannot create the metadata branch', { error: e }));
     await reinstallHooksIfMissing(ctx);
@@ -220,8 +223,10 @@ export async function turnEnd(ctx: HookContext, event: HookEvent, adapter: Agent
     applyBookkeeping(state, transition(state.phase, 'TurnEnd'), ctx.now());
     if (wasActive) state.phase = 'idle';
     if (ctx.head) state = await finalizeTurn(ctx, state);
+    fault('stop-before-save');
     return state;
   });
+  fault('stop-after-save');
   removeScratch(prePromptPath(ctx.repo.root, event.sessionId));
   return { skippedNoCommits: skipped };
 }

@@ -11,6 +11,7 @@ import { MERGE_MESSAGE } from '../checkpoint/messages.js';
 import { casWrite } from '../store/branch.js';
 import { readCommit } from '../store/tree.js';
 import { unionChanges } from './merge.js';
+import { fault } from '../faults.js';
 
 const PUSH_TIMEOUT_MS = 120_000;
 const ROUNDS = 3;
@@ -34,6 +35,7 @@ export async function syncMetadataBranch(ctx: HookContext, remote: string): Prom
   for (let round = 0; round < ROUNDS; round++) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) break;
+    fault('pre-push-before-push');
     const push = await runGit(['push', '--no-verify', '--quiet', remote, `${METADATA_REF}:${METADATA_REF}`], {
       cwd: ctx.repo.root,
       allowFailure: true,
@@ -53,7 +55,9 @@ export async function syncMetadataBranch(ctx: HookContext, remote: string): Prom
     if (f.code !== 0) throw new Error(`fetch of session logs failed: ${f.stderr.trim().split('\n').pop() ?? ''}`);
     const theirs = (await runGit(['rev-parse', '--verify', '-q', `${dst}^{commit}`], { cwd: ctx.repo.root, allowFailure: true })).stdout.toString().trim();
     if (!theirs) throw new Error('cannot read the fetched session logs');
+    fault('pre-push-after-fetch');
     await mergeInto(ctx, theirs);
+    fault('pre-push-after-merge');
   }
   throw new Error('could not push session logs after merging; will try again on the next push');
 }
