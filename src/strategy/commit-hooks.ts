@@ -284,6 +284,9 @@ export async function postCommit(ctx: HookContext): Promise<void> {
   const before = intent?.head_before ? await readCommit(ctx.repo, intent.head_before) : null;
   const headBefore = intent?.head_before || head.parents[0] || '';
   const condensed = new Set<string>();
+  // one listing for the whole hook: later steps work from these states
+  const listed = headBefore && headBefore !== ctx.head ? liveSessions(ctx).map((w) => w.state) : [];
+  const after = new Map<string, SessionState>(listed.map((st) => [st.session_id, st]));
 
   if (intent && validIntent(ctx, intent, head, before ? before.parents : null)) {
     const id = intent.id!;
@@ -300,7 +303,8 @@ export async function postCommit(ctx: HookContext): Promise<void> {
     mark('post-commit: changed paths and status');
     for (const [sid, files] of targets) {
       condensed.add(sid);
-      await condenseOne(ctx, sid, id, files, view!.differing);
+      const saved = await condenseOne(ctx, sid, id, files, view!.differing);
+      if (saved) after.set(sid, saved);
     }
   } else if (intent) {
     ctx.log.debug('post-commit: intent does not match this commit', {});
@@ -313,27 +317,28 @@ export async function postCommit(ctx: HookContext): Promise<void> {
   mark('post-commit: intent removed');
   // 4. other sessions based on the previous HEAD follow HEAD
   if (headBefore && headBefore !== ctx.head) {
-    for (const w of liveSessions(ctx)) {
-      if (condensed.has(w.state.session_id) || w.state.base_commit !== headBefore) continue;
+    for (const st of listed) {
+      if (condensed.has(st.session_id) || st.base_commit !== headBefore) continue;
       try {
-        await updateState(ctx.repo.commonDir, w.state.session_id, async (s) => (s ? await migrateIfMoved(ctx, s) : null), { waitMs: 2000 });
+        const saved = await updateState(ctx.repo.commonDir, st.session_id, async (s) => (s ? await migrateIfMoved(ctx, s) : null), { waitMs: 2000 });
+        if (saved) after.set(st.session_id, saved);
       } catch (e) {
-        ctx.log.warn('could not move a session to the new HEAD', { session_id: w.state.session_id, error: e });
+        ctx.log.warn('could not move a session to the new HEAD', { session_id: st.session_id, error: e });
       }
     }
     mark('post-commit: others followed');
     // 5. the old shadow branch goes only when nothing names it
     fault('post-commit-before-shadow-delete');
-    await deleteShadowIfUnreferenced(ctx, shadowBranchName(headBefore, ctx.repo.worktreeId)).catch((e) =>
+    await deleteShadowIfUnreferenced(ctx, shadowBranchName(headBefore, ctx.repo.worktreeId), [...after.values()], { listed: true }).catch((e) =>
       ctx.log.warn('shadow cleanup failed', { error: e }),
     );
   }
 }
 
-async function condenseOne(ctx: HookContext, sid: string, id: string, files: string[], differing: Set<string>): Promise<void> {
+async function condenseOne(ctx: HookContext, sid: string, id: string, files: string[], differing: Set<string>): Promise<SessionState | null> {
   const head = ctx.head!;
   try {
-    await updateState(
+    return await updateState(
       ctx.repo.commonDir,
       sid,
       async (loaded) => {
@@ -405,7 +410,7 @@ async function condenseOne(ctx: HookContext, sid: string, id: string, files: str
       writePendingSideFile(ctx.repo.commonDir, sid, pendingEntry({ checkpointId: id, commit: head, files, state: stub, position: 0, shadowBranch: '', error: e, now: ctx.now() }));
       process.stderr.write(`[entire] Warning: checkpoint ${id} not written yet; will retry\n`);
       ctx.log.error('session busy at post-commit; recorded a pending side file', { session_id: sid, checkpoint_id: id, error: e });
-      return;
+      return null;
     }
     throw e;
   }

@@ -18,8 +18,14 @@ export function referencedShadowBranches(worktreeId: string, states: readonly Se
 }
 
 /** Delete `branch` unless a live session of this worktree (or `extra`) still needs it. */
-export async function deleteShadowIfUnreferenced(ctx: HookContext, branch: string, extra: readonly SessionState[] = []): Promise<boolean> {
-  const live = sessionsForWorktree(ctx.repo.commonDir, ctx.repo.root, ctx.repo.worktreeId).sessions.map((w) => w.state);
+export async function deleteShadowIfUnreferenced(
+  ctx: HookContext,
+  branch: string,
+  extra: readonly SessionState[] = [],
+  opts: { listed?: boolean } = {},
+): Promise<boolean> {
+  // `listed`: the caller passes every live session of this worktree already
+  const live = opts.listed ? [] : sessionsForWorktree(ctx.repo.commonDir, ctx.repo.root, ctx.repo.worktreeId).sessions.map((w) => w.state);
   const byId = new Map<string, SessionState>();
   for (const s of live) byId.set(s.session_id, s);
   for (const s of extra) byId.set(s.session_id, s);
