@@ -6,6 +6,7 @@
 import { describeError } from '../errors.js';
 import { runExitTasks } from '../exit-tasks.js';
 import { mark } from '../timing.js';
+import { setFaultScope } from '../faults.js';
 
 const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
@@ -26,6 +27,7 @@ async function readStdin(): Promise<string> {
 export async function runHookCommand(args: string[]): Promise<void> {
   mark('hooks entry');
   const [group, verb, ...rest] = args;
+  setFaultScope(verb ?? '');
   const started = Date.now();
   let log: import('../log.js').Logger | undefined;
   let closeRepo: (() => void) | undefined;

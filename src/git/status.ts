@@ -12,9 +12,13 @@ export interface StatusEntry {
  * `git status --porcelain -z -uall --no-renames`, minus `.entire/`. Paths are
  * repo-relative. Ignored files are never listed.
  */
-export async function workTreeStatus(repo: Repo): Promise<StatusEntry[]> {
+export async function workTreeStatus(repo: Repo, only?: readonly string[]): Promise<StatusEntry[]> {
+  if (only && only.length === 0) return [];
+  if (only && only.length > 500) only = undefined; // a long argv costs more than a full status
+  // with `only`, git looks at those paths alone: cost independent of the work tree's size
+  const scope = only ? ['--', ...only] : [];
   const r = await runGit(
-    ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '-uall', '--no-renames', '--ignore-submodules=all'],
+    ['--no-optional-locks', '--literal-pathspecs', 'status', '--porcelain=v1', '-z', '-uall', '--no-renames', '--ignore-submodules=all', ...scope],
     { cwd: repo.root },
   );
   const out: StatusEntry[] = [];

@@ -15,7 +15,7 @@ import { stagedPaths, changedPaths } from '../git/status.js';
 import { configGet, EMPTY_TREE } from '../git/repo.js';
 import { readConfigValue } from '../git/config-file.js';
 import { readCommit } from '../store/tree.js';
-import { checkpointExists } from '../store/committed.js';
+import { checkpointExists, readCheckpoint } from '../store/committed.js';
 import { writeShadowStep } from '../store/shadow.js';
 import { generateCheckpointId } from '../checkpoint/id.js';
 import { shadowBranchName, METADATA_REF } from '../checkpoint/shadow.js';
@@ -210,10 +210,9 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
       }
     }
   }
-  fault('prepare-commit-msg-before-message');
   mark('pcm: decided');
-  if (message !== original) writeFileSync(file, message);
-  fault('prepare-commit-msg-after-message');
+  // the intent first: a trailer must never reach the message without the
+  // intent that lets post-commit (or recovery) write its checkpoint (P1)
   if (sessions.length > 0 || id) {
     writeIntent(ctx.repo.gitDir, {
       id,
@@ -226,6 +225,9 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
     });
     fault('prepare-commit-msg-after-intent');
   }
+  fault('prepare-commit-msg-before-message');
+  if (message !== original) writeFileSync(file, message);
+  fault('prepare-commit-msg-after-message');
   ctx.log.debug('prepare-commit-msg', { checkpoint_id: id ?? undefined });
 }
 
@@ -290,11 +292,15 @@ export async function postCommit(ctx: HookContext): Promise<void> {
 
   if (intent && validIntent(ctx, intent, head, before ? before.parents : null)) {
     const id = intent.id!;
-    const anyFiles = Object.values(intent.sessions).some((f) => f.length > 0);
+    // what may remain uncommitted: the intent's sessions' files (status of those paths only)
+    const watched = new Set<string>();
+    for (const st of listed) if (st.session_id in intent.sessions) for (const f of st.files_touched ?? []) watched.add(f);
+    for (const files of Object.values(intent.sessions)) for (const f of files) watched.add(f);
+    const scope = listed.length > 0 ? [...watched] : undefined;
     // both spawns at once: they do not depend on each other
     const [changedList, view] = await Promise.all([
       changedPaths(ctx.repo, head.parents[0] ?? null, ctx.head),
-      anyFiles ? viewWorkTree(ctx.repo) : Promise.resolve(null),
+      watched.size > 0 ? viewWorkTree(ctx.repo, scope) : Promise.resolve(null),
     ]);
     const changed = new Set(changedList);
     const targets = Object.entries(intent.sessions)
@@ -303,7 +309,7 @@ export async function postCommit(ctx: HookContext): Promise<void> {
     mark('post-commit: changed paths and status');
     for (const [sid, files] of targets) {
       condensed.add(sid);
-      const saved = await condenseOne(ctx, sid, id, files, view!.differing);
+      const saved = await condenseOne(ctx, sid, id, files, new Set(view!.differing), scope ? watched : null);
       if (saved) after.set(sid, saved);
     }
   } else if (intent) {
@@ -335,7 +341,14 @@ export async function postCommit(ctx: HookContext): Promise<void> {
   }
 }
 
-async function condenseOne(ctx: HookContext, sid: string, id: string, files: string[], differing: Set<string>): Promise<SessionState | null> {
+async function condenseOne(
+  ctx: HookContext,
+  sid: string,
+  id: string,
+  files: string[],
+  differing: Set<string>,
+  scope: ReadonlySet<string> | null,
+): Promise<SessionState | null> {
   const head = ctx.head!;
   try {
     return await updateState(
@@ -367,6 +380,9 @@ async function condenseOne(ctx: HookContext, sid: string, id: string, files: str
         if (pos.lastIdentifier) state.transcript_identifier_at_start = pos.lastIdentifier;
         delete state.token_usage;
         delete state.prompt_attributions;
+        // files the status was not asked about (the state changed since the listing): ask now
+        const unknown = scope ? (state.files_touched ?? []).filter((p) => !scope.has(p)) : [];
+        if (unknown.length > 0) for (const p of (await viewWorkTree(ctx.repo, unknown)).differing) differing.add(p);
         const remaining = (state.files_touched ?? []).filter((p) => differing.has(p)).sort();
         if (remaining.length > 0) state.files_touched = remaining;
         else delete state.files_touched;
@@ -389,7 +405,7 @@ async function condenseOne(ctx: HookContext, sid: string, id: string, files: str
               worktreeId: ctx.repo.worktreeId,
               sessionId: sid,
               paths: remaining,
-              statusPaths: [],
+              statusPaths: remaining, // F(s) comes from git status: never ignored files
               metadata: transcript ? { transcript, format: adapter.transcriptFormat, prompts: await promptsOf(adapter, state.transcript_path, { root: ctx.repo.root, sessionId: sid }) } : null,
               subject: CARRY_FORWARD_SUBJECT,
             });
@@ -430,8 +446,11 @@ function pidAlive(pid: number | undefined): boolean | null {
 
 /**
  * An intent whose git process is gone (or that is over an hour old) was
- * never consumed by a post-commit: if a recent commit carries its ID and the
- * checkpoint is missing, it becomes pending work; otherwise it is dropped.
+ * never consumed by a post-commit: if a recent commit carries its ID, each
+ * session whose slot is missing from the checkpoint gets pending work (the
+ * transcript up to now: the position at the commit is unknown); a session
+ * that was condensed but whose state update was cut off while its turn runs
+ * gets the ID to finalize. The intent is dropped afterwards.
  */
 export async function recoverStaleIntent(ctx: HookContext): Promise<void> {
   const intent = readIntent(ctx.repo.gitDir);
@@ -447,26 +466,35 @@ export async function recoverStaleIntent(ctx: HookContext): Promise<void> {
       const c = await readCommit(ctx.repo, rev);
       if (!c) break;
       if (checkpointIdsInFinalBlock(c.message).includes(intent.id)) {
-        if (!(await checkpointExists(ctx.repo, intent.id))) {
-          for (const [sid, files] of Object.entries(intent.sessions)) {
-            if (files.length === 0) continue;
-            await updateState(ctx.repo.commonDir, sid, (s) => {
-              if (!s) return null;
-              const entry = pendingEntry({
-                checkpointId: intent.id!,
-                commit: c.oid,
-                files,
-                state: s,
-                position: s.checkpoint_transcript_start ?? 0,
-                shadowBranch: s.base_commit ? shadowBranchName(s.base_commit, ctx.repo.worktreeId) : '',
-                error: 'post-commit never ran',
-                now: ctx.now(),
-              });
-              entry.attempts = 0;
-              s.pending_condensations = [...(s.pending_condensations ?? []).filter((p) => p.checkpoint_id !== intent.id), entry];
+        const view = await readCheckpoint(ctx.repo, intent.id).catch(() => null);
+        for (const [sid, files] of Object.entries(intent.sessions)) {
+          if (files.length === 0) continue;
+          const condensed = view?.sessions.some((x) => x.metadata.session_id === sid) ?? false;
+          await updateState(ctx.repo.commonDir, sid, async (s) => {
+            if (!s) return null;
+            if (condensed) {
+              // written, but the state update was cut off: the running turn still finalizes it
+              if (s.phase !== 'active' || (s.turn_checkpoint_ids ?? []).includes(intent.id!)) return null;
+              s.turn_checkpoint_ids = [...(s.turn_checkpoint_ids ?? []), intent.id!];
               return s;
-            }).catch((e) => ctx.log.warn('cannot record a recovered intent', { session_id: sid, error: e }));
-          }
+            }
+            const adapter = await adapterFor(s);
+            const now = positionOf(adapter, s.transcript_path, { root: ctx.repo.root, sessionId: sid });
+            const entry = pendingEntry({
+              checkpointId: intent.id!,
+              commit: c.oid,
+              files,
+              state: s,
+              position: Math.max(now.position, s.checkpoint_transcript_start ?? 0),
+              shadowBranch: s.base_commit ? shadowBranchName(s.base_commit, ctx.repo.worktreeId) : '',
+              error: 'post-commit never ran',
+              now: ctx.now(),
+            });
+            entry.attempts = 0;
+            s.pending_condensations = [...(s.pending_condensations ?? []).filter((p) => p.checkpoint_id !== intent.id), entry];
+            // write it now: whichever hook found the intent resolves the trailer (P1)
+            return await retryPendingCondensations(ctx, s);
+          }).catch((e) => ctx.log.warn('cannot record a recovered intent', { session_id: sid, error: e }));
         }
         break;
       }

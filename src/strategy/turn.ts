@@ -4,6 +4,7 @@
  * turn end happens even when saving the step failed.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import type { HookContext } from './context.js';
 import type { HookEvent, AgentAdapter } from '../agents/types.js';
 import { newSessionState, type SessionState } from '../session/state.js';
@@ -15,6 +16,7 @@ import { stepSubject } from '../checkpoint/messages.js';
 import { CLI_VERSION } from '../version.js';
 import { writeShadowStep } from '../store/shadow.js';
 import { ensureMetadataBranch } from '../store/branch.js';
+import { intentPath } from './intent.js';
 import { readPrePrompt, writeScratch, prePromptPath, removeScratch, type PrePrompt } from './scratch.js';
 import { viewWorkTree, turnCandidates, filesTouched } from './worktree.js';
 import { analyze, positionOf, promptsOf, redactedTranscript, noteStoredTranscript, shadowTranscript } from './transcript.js';
@@ -130,8 +132,23 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
 
 // --------------------------------------------------------------------- turn start
 
+/**
+ * SPEC §6.5 step 6: a commit whose post-commit was cut off (killed, crashed)
+ * left its intent behind; the next agent hook turns it into the checkpoint
+ * (or the finalization) it still owes, before its own work.
+ */
+async function recoverInterruptedCommit(ctx: HookContext): Promise<void> {
+  if (!ctx.head || !existsSync(intentPath(ctx.repo.gitDir))) return;
+  try {
+    await (await import('./commit-hooks.js')).recoverStaleIntent(ctx);
+  } catch (e) {
+    ctx.log.warn('cannot recover a stale commit intent', { error: e });
+  }
+}
+
 export async function turnStart(ctx: HookContext, event: HookEvent, adapter: AgentAdapter): Promise<void> {
   const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath);
+  await recoverInterruptedCommit(ctx);
   const view = ctx.head ? await viewWorkTree(ctx.repo) : null;
   await updateState(ctx.repo.commonDir, event.sessionId, async (loaded) => {
     let state = loaded ?? freshState(ctx, event, adapter, transcriptPath);
@@ -201,6 +218,7 @@ export async function turnEnd(ctx: HookContext, event: HookEvent, adapter: Agent
   // 1. wait (outside the lock) for the agent to flush the transcript
   await adapter.waitForTranscriptFlush(transcriptPath, { startedAt }).catch(() => undefined);
   mark('stop: flushed');
+  await recoverInterruptedCommit(ctx);
   let skipped = false;
   await updateState(ctx.repo.commonDir, event.sessionId, async (loaded) => {
     let state = loaded ?? freshState(ctx, event, adapter, transcriptPath);

@@ -27,8 +27,9 @@ export interface WorkTreeView {
   untracked: string[];
 }
 
-export async function viewWorkTree(repo: Repo): Promise<WorkTreeView> {
-  const status = await workTreeStatus(repo);
+/** The work tree's status (all of it, or only `only`). */
+export async function viewWorkTree(repo: Repo, only?: readonly string[]): Promise<WorkTreeView> {
+  const status = await workTreeStatus(repo, only);
   const signatures: Record<string, string> = {};
   const differing = new Set<string>();
   const untracked: string[] = [];
