@@ -376,7 +376,7 @@ describe('several sessions (SPEC §11.28, §4.3)', () => {
     expect(JSON.parse(showCheckpointFile(r, id2!, '0/metadata.json')).session_id).toBe(other.sessionId);
   });
 
-  it('rebase and cherry-pick add no trailers and condense nothing (§11.22)', () => {
+  it('rebase, cherry-pick and revert add no trailers and condense nothing (§11.22)', () => {
     const { r, agent } = world();
     agent.prompt('write a');
     agent.write('a.go', 'a\n');
@@ -394,8 +394,19 @@ describe('several sessions (SPEC §11.28, §4.3)', () => {
     const rb = r.gitResult(['rebase', '-q', 'main'], { env: { ENTIRE_TEST_TTY: '0' } });
     expect(rb.status, rb.stderr).toBe(0);
     expect(trailerIds(headMessage(r))).toEqual([]);
-    const cp = r.gitResult(['cherry-pick', 'main'], { env: { ENTIRE_TEST_TTY: '0' } });
-    void cp;
+    r.git(['checkout', '-q', '-b', 'other', 'main']);
+    writeFileSync(join(r.dir, 'o.txt'), 'o\n');
+    r.git(['add', 'o.txt']);
+    r.git(['commit', '-q', '--no-verify', '-m', 'other work']);
+    r.git(['checkout', '-q', 'topic']);
+    const cp = r.gitResult(['cherry-pick', 'other'], { env: { ENTIRE_TEST_TTY: '0' } });
+    expect(cp.status, cp.stderr).toBe(0);
+    expect(trailerIds(headMessage(r))).toEqual([]);
+    // a clean revert leaves no state file while its hooks run: argv tells
+    const rv = r.gitResult(['revert', '--no-edit', 'HEAD'], { env: { ENTIRE_TEST_TTY: '0' } });
+    expect(rv.status, rv.stderr).toBe(0);
+    expect(headMessage(r)).toMatch(/^Revert /);
+    expect(trailerIds(headMessage(r))).toEqual([]);
     expect(checkpointIds(r)).toEqual(before);
     expect(stateOf(r, agent.sessionId)['files_touched']).toEqual(['a.go']);
   });
