@@ -10,15 +10,8 @@ export type AgentDisplayName = 'Claude Code' | 'Gemini CLI' | 'Cursor';
 export type TranscriptFormat = 'jsonl' | 'json';
 
 /** Token counts in the shape stored in session `metadata.json` (SPEC §2.5). */
-export interface TokenUsage {
-  input_tokens: number;
-  cache_creation_tokens: number;
-  cache_read_tokens: number;
-  output_tokens: number;
-  api_call_count: number;
-  /** Claude only: summed usage of the subagent transcripts the analysed range refers to. */
-  subagent_tokens?: TokenUsage;
-}
+export type { TokenUsage } from '../checkpoint/metadata.js';
+import type { TokenUsage } from '../checkpoint/metadata.js';
 
 /**
  * What a transcript says, from an offset on (SPEC §7). `position` and

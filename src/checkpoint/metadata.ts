@@ -37,6 +37,21 @@ export function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): 
   return out;
 }
 
+/** The known counters only (drops unknown keys); subagent usage kept when non-zero. */
+export function copyUsage(u: TokenUsage | undefined): TokenUsage | undefined {
+  if (!u) return undefined;
+  const out: TokenUsage = {
+    input_tokens: u.input_tokens,
+    cache_creation_tokens: u.cache_creation_tokens,
+    cache_read_tokens: u.cache_read_tokens,
+    output_tokens: u.output_tokens,
+    api_call_count: u.api_call_count,
+  };
+  const sub = copyUsage(u.subagent_tokens);
+  if (sub && !isZeroUsage(sub)) out.subagent_tokens = sub;
+  return out;
+}
+
 export function isZeroUsage(u: TokenUsage | undefined): boolean {
   return (
     !u ||

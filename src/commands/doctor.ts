@@ -6,6 +6,7 @@
  * missing checkpoint is written only from a recorded pending condensation of
  * a commit that still carries its ID.
  */
+import { isPidAlive } from '../session/lock.js';
 import { chmodSync, existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative } from 'node:path';
 import { openRepo, headCommit, currentBranch, type Repo } from '../git/repo.js';
@@ -101,13 +102,7 @@ export async function firstParentCommits(repo: Repo, rev: string, max: number): 
 }
 
 function pidAlive(pid: number | undefined): boolean | null {
-  if (!pid) return null;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return pid ? isPidAlive(pid) : null;
 }
 
 function short(sid: string): string {
@@ -477,6 +472,8 @@ class Doctor {
           : `Entire-Checkpoint ${id} has no checkpoint; ${hasBranch ? 'no pending work can write it' : 'there is no entire/checkpoints/v1 branch (fetch it from the remote?)'}`;
         // fixed only from a pending entry: the one found now, or one a recovered intent records
         const repair = async (): Promise<RepairOutcome> => {
+          // an earlier repair (a recovered intent) may have written it already
+          if (await checkpointExists(repo, id)) return { ok: true, detail: 'checkpoint written' };
           const holder = owner ?? this.pendingOwner(listStates(repo.commonDir).states, id);
           if (!holder) return { ok: null };
           const after = await this.repairSession(holder);

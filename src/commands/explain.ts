@@ -9,6 +9,7 @@
  *   --session <id>       checkpoints containing that session (with --checkpoint: pick the session)
  *   --short | --full | --raw-transcript, --json
  */
+import { copyUsage } from '../checkpoint/metadata.js';
 import { EntireError, isEntireError } from '../errors.js';
 import { openRepo, headCommit, currentBranch, revParse, type Repo } from '../git/repo.js';
 import { runGit } from '../git/exec.js';
@@ -491,17 +492,7 @@ function tokensLine(u: TokenUsage | null): string {
 }
 
 function plainUsage(u: TokenUsage | undefined): TokenUsage | null {
-  if (!u) return null;
-  const out: TokenUsage = {
-    input_tokens: u.input_tokens,
-    cache_creation_tokens: u.cache_creation_tokens,
-    cache_read_tokens: u.cache_read_tokens,
-    output_tokens: u.output_tokens,
-    api_call_count: u.api_call_count,
-  };
-  if (u.subagent_tokens) out.subagent_tokens = plainUsage(u.subagent_tokens) ?? undefined;
-  if (!out.subagent_tokens) delete out.subagent_tokens;
-  return out;
+  return copyUsage(u) ?? null;
 }
 
 async function explainCheckpoint(repo: Repo, q: string, opts: ExplainOptions, io: Io): Promise<void> {

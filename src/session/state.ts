@@ -7,18 +7,15 @@ import * as z from 'zod/mini';
 import { createHash } from 'node:crypto';
 import { encodeJson } from '../checkpoint/json.js';
 import { EntireError } from '../errors.js';
+import type { TokenUsage as BaseTokenUsage } from '../checkpoint/metadata.js';
 
 export type Phase = 'idle' | 'active' | 'ended';
 
 /** Go's zero `time.Time`, written when a state has no `started_at` (Go cannot parse ""). */
 export const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
 
-export interface TokenUsage {
-  input_tokens: number;
-  cache_creation_tokens: number;
-  cache_read_tokens: number;
-  output_tokens: number;
-  api_call_count: number;
+/** The metadata token usage (SPEC §2.5), plus unknown keys kept as read. */
+export interface TokenUsage extends Omit<BaseTokenUsage, 'subagent_tokens'> {
   subagent_tokens?: TokenUsage;
   /** Unknown keys as read, re-emitted after the known ones. */
   extra?: Record<string, unknown>;

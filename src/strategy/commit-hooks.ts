@@ -4,6 +4,7 @@
  * commit will get a checkpoint; a write that fails becomes pending work and
  * is retried, so every trailer resolves (P1) and nothing is lost (P3).
  */
+import { isPidAlive } from '../session/lock.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { HookContext } from './context.js';
 import type { SessionState } from '../session/state.js';
@@ -435,13 +436,7 @@ async function condenseOne(
 // ------------------------------------------------------------------ recovery (§6.5 step 6)
 
 function pidAlive(pid: number | undefined): boolean | null {
-  if (!pid) return null;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM' ? true : false;
-  }
+  return pid ? isPidAlive(pid) : null;
 }
 
 /**

@@ -10,24 +10,12 @@ import { readShadowTranscript } from '../store/shadow.js';
 import { PreRedacted } from '../store/content.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
 import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, readableTranscript, homeRelative, firstLines } from './transcript.js';
-import type { TokenUsage } from '../checkpoint/metadata.js';
-import type { TokenUsage as AgentUsage } from '../agents/types.js';
+import { copyUsage, type TokenUsage } from '../checkpoint/metadata.js';
 import { EntireError } from '../errors.js';
 import { mark } from '../timing.js';
 
-export function toMetaUsage(u: AgentUsage | undefined): TokenUsage | undefined {
-  if (!u) return undefined;
-  const out: TokenUsage = {
-    input_tokens: u.input_tokens,
-    cache_creation_tokens: u.cache_creation_tokens,
-    cache_read_tokens: u.cache_read_tokens,
-    output_tokens: u.output_tokens,
-    api_call_count: u.api_call_count,
-  };
-  const sub = toMetaUsage(u.subagent_tokens);
-  if (sub && (sub.api_call_count > 0 || sub.output_tokens > 0 || sub.input_tokens > 0)) out.subagent_tokens = sub;
-  return out;
-}
+/** Transcript usage as stored in metadata (the counters only). */
+export const toMetaUsage = copyUsage;
 
 export interface CondenseRequest {
   checkpointId: string;

@@ -150,6 +150,7 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
   const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath);
   await recoverInterruptedCommit(ctx);
   const view = ctx.head ? await viewWorkTree(ctx.repo) : null;
+  let pre: PrePrompt | null = null;
   await updateState(ctx.repo.commonDir, event.sessionId, async (loaded) => {
     let state = loaded ?? freshState(ctx, event, adapter, transcriptPath);
     claimWorktree(ctx, state);
@@ -172,7 +173,7 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
     state = await migrateIfMoved(ctx, state);
     // 3. pre-prompt snapshot
     const pos = positionOf(adapter, transcriptPath, { root: ctx.repo.root, sessionId: state.session_id });
-    const pre: PrePrompt = {
+    pre = {
       session_id: state.session_id,
       timestamp: ctx.now().toISOString(),
       untracked_files: view?.untracked ?? [],
@@ -180,8 +181,6 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
       last_transcript_identifier: pos.lastIdentifier,
       dirty_files: view?.signatures ?? {},
     };
-    writeScratch(prePromptPath(ctx.repo.root, state.session_id), pre);
-    fault('turn-start-after-pre-prompt');
     // 4. TurnStart
     applyBookkeeping(state, transition(state.phase, 'TurnStart'), ctx.now());
     state.phase = 'active';
@@ -191,6 +190,10 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
     return state;
   });
   fault('turn-start-after-save');
+  // the snapshot replaces the interrupted turn's only once that turn is saved:
+  // written earlier, a crash before the save would hide the turn's changes
+  if (pre) writeScratch(prePromptPath(ctx.repo.root, event.sessionId), pre);
+  fault('turn-start-after-pre-prompt');
   if (ctx.head) {
     await ensureMetadataBranch(ctx.repo).catch((e) => ctx.log.warn('cannot create the metadata branch', { error: e }));
     await reinstallHooksIfMissing(ctx);
