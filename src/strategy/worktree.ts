@@ -35,7 +35,8 @@ export async function viewWorkTree(repo: Repo, only?: readonly string[]): Promis
   const untracked: string[] = [];
   for (const e of status) {
     differing.add(e.path);
-    signatures[e.path] = `${e.code}|${fileSignature(repo.root, e.path)}`;
+    // size:mtime only (SPEC §6.1): staging a file changes its status code, not the work tree
+    signatures[e.path] = fileSignature(repo.root, e.path);
     if (e.code === '??') untracked.push(e.path);
   }
   return { status, differing, signatures, untracked };
