@@ -116,8 +116,23 @@ function finalBlockLineIndexes(lines: string[], cc: string | null): number[] | n
   return idx;
 }
 
-/** Remove `Entire-Checkpoint` lines from the final block (all, or all but `keep`). */
+/**
+ * Remove `Entire-Checkpoint` lines from the final block (all, or all but
+ * `keep`). When that empties the block, the paragraph before it becomes the
+ * final block, so it is cleaned too: no old ID is left in the final block
+ * (a message with two trailer paragraphs must not keep linking the older one).
+ */
 export function removeCheckpointTrailers(message: string, opts: TrailerOptions & { keep?: string } = {}): string {
+  let cur = message;
+  for (let round = 0; round < 1000; round++) {
+    const next = removeFromFinalBlock(cur, opts);
+    if (next === cur) break;
+    cur = next;
+  }
+  return cur;
+}
+
+function removeFromFinalBlock(message: string, opts: TrailerOptions & { keep?: string }): string {
   const cc = opts.commentChar === undefined ? '#' : opts.commentChar;
   const lines = message.split('\n');
   const idx = finalBlockLineIndexes(lines, cc);

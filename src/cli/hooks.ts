@@ -52,7 +52,14 @@ export async function runHookCommand(args: string[]): Promise<void> {
       ctx.log.info('hook completed', { duration_ms: Date.now() - started });
       return;
     }
-    const stdin = await readStdin();
+    // an unreadable (e.g. oversized) input is reported once the log is open
+    let stdin = '';
+    let stdinError: unknown;
+    try {
+      stdin = await readStdin();
+    } catch (e) {
+      stdinError = e;
+    }
     const { getAgent } = await import('../agents/registry.js');
     const adapter = await getAgent(group);
     const opened = await openHookContext(process.cwd(), component, `${group} ${verb}`);
@@ -60,6 +67,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
     const ctx = opened.ctx;
     log = ctx.log;
     closeRepo = () => ctx.repo.objects.close();
+    if (stdinError !== undefined) throw stdinError;
     const event = adapter.parseHookInput(verb, stdin);
     const turn = await import('../strategy/turn.js');
     const sessionLog = ctx.log.with({ session_id: event.sessionId || undefined });

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { HookContext } from './context.js';
 import type { SessionState } from '../session/state.js';
 import { sessionsForWorktree, type WorktreeSession } from '../session/index.js';
-import { updateState, writePendingSideFile } from '../session/store.js';
+import { loadState, updateState, writePendingSideFile } from '../session/store.js';
 import { isRebaseInProgress, transition, applyBookkeeping } from '../session/phase.js';
 import { gitArgv, gitSubcommand, isAmend } from '../git/argv.js';
 import { stagedPaths, changedPaths } from '../git/status.js';
@@ -140,6 +140,19 @@ function isSequencing(ctx: HookContext, argv: string[] | null): boolean {
 
 // ------------------------------------------------------------------ prepare-commit-msg
 
+/**
+ * The message file as text, with the encoding that writes it back
+ * byte-exact: a message that is not UTF-8 (e.g. i18n.commitEncoding=latin1)
+ * is handled as latin1, one character per byte, so the bytes we do not
+ * touch survive (UTF-8 decoding would turn them into U+FFFD).
+ */
+function readMessageFile(file: string): { text: string; encoding: BufferEncoding } {
+  const buf = readFileSync(file);
+  const text = buf.toString('utf8');
+  if (!text.includes('\uFFFD') || Buffer.from(text, 'utf8').equals(buf)) return { text, encoding: 'utf8' };
+  return { text: buf.toString('latin1'), encoding: 'latin1' };
+}
+
 export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promise<void> {
   const [file, source = '', rev = ''] = args;
   if (!file || !ctx.head) return;
@@ -152,7 +165,7 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
 
   const amend = argv ? isAmend(argv) : rev === 'HEAD';
   const isAmendFlow = (source === 'commit' || source === 'message') && amend;
-  const original = readFileSync(file, 'utf8');
+  const { text: original, encoding } = readMessageFile(file);
   const cc = await commentCharOf(ctx);
   let message = original;
 
@@ -227,7 +240,7 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
     fault('prepare-commit-msg-after-intent');
   }
   fault('prepare-commit-msg-before-message');
-  if (message !== original) writeFileSync(file, message);
+  if (message !== original) writeFileSync(file, message, encoding);
   fault('prepare-commit-msg-after-message');
   ctx.log.debug('prepare-commit-msg', { checkpoint_id: id ?? undefined });
 }
@@ -251,7 +264,7 @@ async function withTrailer(ctx: HookContext, message: string, id: string, cc: st
 export async function commitMsg(ctx: HookContext, args: string[]): Promise<void> {
   const file = args[0];
   if (!file) return;
-  const text = readFileSync(file, 'utf8');
+  const { text, encoding } = readMessageFile(file);
   const cc = await commentCharOf(ctx);
   const body = messageBody(text, { commentChar: cc });
   const content = body.split('\n').filter((l) => l.trim() !== '' && !(cc && l.startsWith(cc)));
@@ -260,7 +273,7 @@ export async function commitMsg(ctx: HookContext, args: string[]): Promise<void>
     .split('\n')
     .filter((l) => !/^Entire-Checkpoint:/.test(l.replace(/\r$/, '')))
     .join('\n');
-  writeFileSync(file, out);
+  writeFileSync(file, out, encoding);
 }
 
 // ------------------------------------------------------------------ post-commit
@@ -422,9 +435,20 @@ async function condenseOne(
     );
   } catch (e) {
     if (e instanceof EntireError && e.code === 'LOCK_TIMEOUT') {
-      // the state is busy: leave a lock-free side file the next locked update merges
+      // the state is busy: leave a lock-free side file the next locked update merges.
+      // The state read without the lock (writes are atomic renames) gives the
+      // transcript range, step count and turn the checkpoint needs: a stub range
+      // of [0, 0) would write an empty transcript, and no turn id no finalization
       const stub = { session_id: sid, checkpoint_count: 0, checkpoint_transcript_start: 0, turn_id: '' } as unknown as SessionState;
-      writePendingSideFile(ctx.repo.commonDir, sid, pendingEntry({ checkpointId: id, commit: head, files, state: stub, position: 0, shadowBranch: '', error: e, now: ctx.now() }));
+      let peek: SessionState | null = null;
+      try {
+        peek = loadState(ctx.repo.commonDir, sid)?.state ?? null;
+      } catch {
+        /* corrupt: the stub */
+      }
+      const pos = peek ? positionOf(await adapterFor(peek), peek.transcript_path, { root: ctx.repo.root, sessionId: sid }).position : 0;
+      const shadowBranch = peek?.base_commit ? shadowBranchName(peek.base_commit, ctx.repo.worktreeId) : '';
+      writePendingSideFile(ctx.repo.commonDir, sid, pendingEntry({ checkpointId: id, commit: head, files, state: peek ?? stub, position: pos, shadowBranch, error: e, now: ctx.now() }));
       process.stderr.write(`[entire] Warning: checkpoint ${id} not written yet; will retry\n`);
       ctx.log.error('session busy at post-commit; recorded a pending side file', { session_id: sid, checkpoint_id: id, error: e });
       return null;
@@ -464,7 +488,8 @@ export async function recoverStaleIntent(ctx: HookContext): Promise<void> {
         const view = await readCheckpoint(ctx.repo, intent.id).catch(() => null);
         for (const [sid, files] of Object.entries(intent.sessions)) {
           if (files.length === 0) continue;
-          const condensed = view?.sessions.some((x) => x.metadata.session_id === sid) ?? false;
+          // an amend's slot exists from the amended commit: it is rewritten either way
+          const condensed = intent.mode !== 'amend' && (view?.sessions.some((x) => x.metadata.session_id === sid) ?? false);
           await updateState(ctx.repo.commonDir, sid, async (s) => {
             if (!s) return null;
             if (condensed) {
@@ -485,10 +510,27 @@ export async function recoverStaleIntent(ctx: HookContext): Promise<void> {
               error: 'post-commit never ran',
               now: ctx.now(),
             });
-            entry.attempts = 0;
-            s.pending_condensations = [...(s.pending_condensations ?? []).filter((p) => p.checkpoint_id !== intent.id), entry];
-            // write it now: whichever hook found the intent resolves the trailer (P1)
-            return await retryPendingCondensations(ctx, s);
+            // write it now: whichever hook found the intent resolves the trailer (P1);
+            // if that fails too, it is pending work like any failed condense
+            try {
+              await condenseSession(ctx, {
+                checkpointId: intent.id!,
+                state: s,
+                files,
+                transcriptStart: entry.transcript_start,
+                transcriptEnd: entry.transcript_end,
+                stepCount: entry.step_count,
+                turnId: entry.turn_id,
+                shadowBranch: entry.shadow_branch,
+              });
+              if (s.phase === 'active' && !(s.turn_checkpoint_ids ?? []).includes(intent.id!)) s.turn_checkpoint_ids = [...(s.turn_checkpoint_ids ?? []), intent.id!];
+              ctx.log.info('wrote the checkpoint of an interrupted commit', { session_id: sid, checkpoint_id: intent.id! });
+            } catch (e) {
+              entry.last_error = describeError(e).slice(0, 500);
+              s.pending_condensations = [...(s.pending_condensations ?? []).filter((p) => p.checkpoint_id !== intent.id), entry];
+              ctx.log.warn('checkpoint of an interrupted commit not written yet', { session_id: sid, checkpoint_id: intent.id!, error: e });
+            }
+            return s;
           }).catch((e) => ctx.log.warn('cannot record a recovered intent', { session_id: sid, error: e }));
         }
         break;

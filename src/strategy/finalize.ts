@@ -5,7 +5,7 @@
  */
 import type { HookContext } from './context.js';
 import type { SessionState } from '../session/state.js';
-import { readCheckpoint, updateCommittedSession, checkpointExists } from '../store/committed.js';
+import { readCheckpoint, updateCommittedSession } from '../store/committed.js';
 import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, type Owner } from './transcript.js';
 import { toMetaUsage, condenseSession } from './condense.js';
 import { describeError } from '../errors.js';
@@ -40,13 +40,14 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
 
   // start of each checkpoint's range, from its stored slot metadata
   const starts = new Map<string, number>();
+  const unreadable = new Set<string>();
   for (const id of ids) {
     try {
       const view = await readCheckpoint(ctx.repo, id);
       const slot = view?.sessions.find((s) => s.metadata.session_id === state.session_id);
       if (slot) starts.set(id, slot.metadata.checkpoint_transcript_start ?? 0);
     } catch {
-      /* handled per id below */
+      unreadable.add(id); // handled by the update below
     }
   }
   const ordered = [...ids];
@@ -56,8 +57,9 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
     if (!opts.fromDoctor && failure && failure.attempts >= MAX_HOOK_ATTEMPTS) continue;
     try {
       fault('finalize-before-update');
-      if (!(await checkpointExists(ctx.repo, id))) {
-        // its condensation never landed: write it first from the pending entry
+      if (!starts.has(id) && !unreadable.has(id)) {
+        // its condensation never landed (the checkpoint, or this session's slot in
+        // it, is missing): write it first from the pending entry
         const pending = (next.pending_condensations ?? []).find((p) => p.checkpoint_id === id);
         if (!pending) throw new Error(`checkpoint ${id} does not exist and no pending condensation can write it`);
         await condenseSession(ctx, {
@@ -70,6 +72,7 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
           shadowBranch: pending.shadow_branch,
         });
         next.pending_condensations = (next.pending_condensations ?? []).filter((p) => p.checkpoint_id !== id);
+        starts.set(id, pending.transcript_start);
       }
       const start = starts.get(id) ?? 0;
       const nextStart = ordered.slice(i + 1).map((x) => starts.get(x)).find((x) => x !== undefined);

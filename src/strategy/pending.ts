@@ -6,8 +6,18 @@ import type { HookContext } from './context.js';
 import type { SessionState } from '../session/state.js';
 import { condenseSession } from './condense.js';
 import { finalizeTurn, MAX_HOOK_ATTEMPTS } from './finalize.js';
-import { checkpointExists } from '../store/committed.js';
+import { readCheckpoint } from '../store/committed.js';
 import { describeError } from '../errors.js';
+
+/**
+ * Whether checkpoint `id` holds a slot of session `sid`. A checkpoint of
+ * several sessions exists as soon as the first slot is written, so its
+ * existence says nothing about the others (their pending work must still run).
+ */
+export async function hasSessionSlot(ctx: HookContext, id: string, sid: string): Promise<boolean> {
+  const view = await readCheckpoint(ctx.repo, id).catch(() => null);
+  return view !== null && view.sessions.some((s) => s.metadata.session_id === sid);
+}
 
 export async function retryPendingCondensations(ctx: HookContext, state: SessionState, opts: { fromDoctor?: boolean } = {}): Promise<SessionState> {
   const pending = state.pending_condensations ?? [];
@@ -19,7 +29,7 @@ export async function retryPendingCondensations(ctx: HookContext, state: Session
       continue;
     }
     try {
-      if (!(await checkpointExists(ctx.repo, p.checkpoint_id))) {
+      if (!(await hasSessionSlot(ctx, p.checkpoint_id, state.session_id))) {
         await condenseSession(ctx, {
           checkpointId: p.checkpoint_id,
           state,

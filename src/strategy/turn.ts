@@ -225,6 +225,12 @@ export async function turnEnd(ctx: HookContext, event: HookEvent, adapter: Agent
   let skipped = false;
   await updateState(ctx.repo.commonDir, event.sessionId, async (loaded) => {
     let state = loaded ?? freshState(ctx, event, adapter, transcriptPath);
+    if (!loaded) {
+      // no turn start was ever saved (its hook did not run, or was killed): the
+      // turn's edits are somewhere in the transcript, so the step reads all of it
+      delete state.checkpoint_transcript_start;
+      delete state.transcript_identifier_at_start;
+    }
     claimWorktree(ctx, state);
     state.transcript_path = transcriptPath;
     state.last_interaction_time = ctx.now().toISOString();

@@ -16,6 +16,12 @@ import { fault } from '../faults.js';
 const PUSH_TIMEOUT_MS = 120_000;
 const ROUNDS = 3;
 
+/** git's reason for a failure: its first `fatal:`/`error:` line (the last line may be advice). */
+function gitReason(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  return lines.find((l) => /^(fatal|error):/.test(l)) ?? lines[lines.length - 1] ?? '';
+}
+
 function isUrl(remote: string): boolean {
   return /[:/]/.test(remote);
 }
@@ -46,13 +52,13 @@ export async function syncMetadataBranch(ctx: HookContext, remote: string): Prom
       return;
     }
     if (!/rejected|non-fast-forward|fetch first|stale info/i.test(push.stderr)) {
-      throw new Error(`push of session logs failed: ${push.stderr.trim().split('\n').pop() ?? ''}`);
+      throw new Error(`push of session logs failed: ${gitReason(push.stderr)}`);
     }
     // the remote moved: fetch it and merge
     const dst = tracking ?? 'FETCH_HEAD';
     const fetchArgs = tracking ? ['fetch', '--quiet', '--no-tags', remote, `+${METADATA_REF}:${tracking}`] : ['fetch', '--quiet', '--no-tags', remote, METADATA_REF];
     const f = await runGit(fetchArgs, { cwd: ctx.repo.root, allowFailure: true, timeoutMs: Math.max(1, deadline - Date.now()) });
-    if (f.code !== 0) throw new Error(`fetch of session logs failed: ${f.stderr.trim().split('\n').pop() ?? ''}`);
+    if (f.code !== 0) throw new Error(`fetch of session logs failed: ${gitReason(f.stderr)}`);
     const theirs = (await runGit(['rev-parse', '--verify', '-q', `${dst}^{commit}`], { cwd: ctx.repo.root, allowFailure: true })).stdout.toString().trim();
     if (!theirs) throw new Error('cannot read the fetched session logs');
     fault('pre-push-after-fetch');
