@@ -12,7 +12,8 @@ import { sessionsForWorktree, type WorktreeSession } from '../session/index.js';
 import { loadState, updateState, writePendingSideFile } from '../session/store.js';
 import { isRebaseInProgress, transition, applyBookkeeping } from '../session/phase.js';
 import { gitArgv, gitSubcommand, isAmend } from '../git/argv.js';
-import { stagedPaths, changedPaths } from '../git/status.js';
+import { stagedPaths } from '../git/status.js';
+import { changedBetween, differingFromCommit } from './head-diff.js';
 import { configGet, EMPTY_TREE } from '../git/repo.js';
 import { readConfigValue } from '../git/config-file.js';
 import { readCommit } from '../store/tree.js';
@@ -311,19 +312,23 @@ export async function postCommit(ctx: HookContext): Promise<void> {
     for (const st of listed) if (st.session_id in intent.sessions) for (const f of st.files_touched ?? []) watched.add(f);
     for (const files of Object.values(intent.sessions)) for (const f of files) watched.add(f);
     const scope = listed.length > 0 ? [...watched] : undefined;
-    // both spawns at once: they do not depend on each other
-    const [changedList, view] = await Promise.all([
-      changedPaths(ctx.repo, head.parents[0] ?? null, ctx.head),
-      watched.size > 0 ? viewWorkTree(ctx.repo, scope) : Promise.resolve(null),
+    const intentFiles = [...new Set(Object.values(intent.sessions).flat())];
+    // a handful of paths: compared through the object reader, without spawning git
+    const [changed, differing] = await Promise.all([
+      changedBetween(ctx.repo, head.parents[0] ?? null, ctx.head, intentFiles),
+      scope
+        ? differingFromCommit(ctx.repo, ctx.head, scope)
+        : watched.size > 0
+          ? viewWorkTree(ctx.repo).then((v) => v.differing)
+          : Promise.resolve(new Set<string>()),
     ]);
-    const changed = new Set(changedList);
     const targets = Object.entries(intent.sessions)
       .map(([sid, files]) => [sid, files.filter((f) => changed.has(f)).sort()] as const)
       .filter(([, files]) => files.length > 0);
-    mark('post-commit: changed paths and status');
+    mark('post-commit: changed paths and differing files');
     for (const [sid, files] of targets) {
       condensed.add(sid);
-      const saved = await condenseOne(ctx, sid, id, files, new Set(view!.differing), scope ? watched : null);
+      const saved = await condenseOne(ctx, sid, id, files, new Set(differing), scope ? watched : null);
       if (saved) after.set(sid, saved);
     }
   } else if (intent) {
@@ -396,7 +401,7 @@ async function condenseOne(
         delete state.prompt_attributions;
         // files the status was not asked about (the state changed since the listing): ask now
         const unknown = scope ? (state.files_touched ?? []).filter((p) => !scope.has(p)) : [];
-        if (unknown.length > 0) for (const p of (await viewWorkTree(ctx.repo, unknown)).differing) differing.add(p);
+        if (unknown.length > 0) for (const p of await differingFromCommit(ctx.repo, head, unknown)) differing.add(p);
         const remaining = (state.files_touched ?? []).filter((p) => differing.has(p)).sort();
         if (remaining.length > 0) state.files_touched = remaining;
         else delete state.files_touched;
