@@ -69,7 +69,18 @@ interface IndexData {
   /** Sessions with `<sid>.pending-<id>.json` side files, as of that listing. */
   side: string[];
   entries: Record<string, IndexEntry>;
+  /** When every entry was last stat'ed (ms); see DORMANT_MS. */
+  fullCheckMs?: number;
 }
+
+/**
+ * P6: hooks must not pay for history. An ENDED session with nothing pending
+ * whose file has not changed for this long is "dormant": a directory change
+ * does not make us stat it again, except in one full pass per this period.
+ * (Our own writes update their entry directly; a dormant file is one nobody
+ * has written for ten minutes.)
+ */
+export const DORMANT_MS = 10 * 60 * 1000;
 
 export interface WorktreeSession {
   state: SessionState;
@@ -320,12 +331,20 @@ function syncListing(ctx: Ctx, onChanged: (sid: string, e: IndexEntry) => boolea
       ctx.dirty = true;
     }
   }
+  const fullCheck = !(typeof ctx.index.fullCheckMs === 'number' && t0 - ctx.index.fullCheckMs < DORMANT_MS && ctx.index.fullCheckMs <= t0);
+  if (fullCheck) {
+    ctx.index.fullCheckMs = t0;
+    ctx.dirty = true;
+  }
   for (const sid of sids) {
     const e = ctx.index.entries[sid];
     if (!e) {
       reparse(ctx, sid); // never seen: must learn its worktree and phase once
       continue;
     }
+    const dormant =
+      e.phase === 'ended' && !e.has_pending && !e.files_touched && e.corrupt === undefined && !e.stale && !side.has(sid) && t0 - e.mtimeMs > DORMANT_MS;
+    if (dormant && !fullCheck) continue;
     const cur = statStamp(join(ctx.dir, `${sid}.json`));
     if (cur === null) {
       delete ctx.index.entries[sid];
