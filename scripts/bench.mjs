@@ -4,7 +4,7 @@
 // its ratio to `node -e ""` measured in the same run, with the same cleaned
 // environment the installed hooks give the CLI. See docs/performance.md.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, readFileSync, rmSync, realpathSync, chmodSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, readFileSync, rmSync, realpathSync, chmodSync, utimesSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -129,13 +129,16 @@ function liveRepo(name, transcriptBytes, history) {
     lib.seedHistory(dir, history.checkpoints, env);
     const sdir = join(dir, '.git', 'entire-sessions');
     mkdirSync(sdir, { recursive: true });
-    const day = new Date(Date.now() - 24 * 3600 * 1000).toISOString();
+    const dayDate = new Date(Date.now() - 24 * 3600 * 1000);
+    const day = dayDate.toISOString();
     for (let i = 0; i < history.sessions; i++) {
       const sid = `ended-${String(i).padStart(4, '0')}-${'0'.repeat(8)}`;
       writeFileSync(
         join(sdir, `${sid}.json`),
         JSON.stringify({ session_id: sid, base_commit: git(dir, 'rev-parse', 'HEAD').trim(), worktree_path: dir, started_at: day, ended_at: day, phase: 'ended', checkpoint_count: 0, last_checkpoint_id: 'a00000000000', agent_type: 'Claude Code' }, null, 2) + '\n',
       );
+      // sessions that ended yesterday were last written yesterday
+      utimesSync(join(sdir, `${sid}.json`), dayDate, dayDate);
     }
   }
   const sid = `b3a1c2d4-0000-4000-8000-${name.padEnd(12, '0').slice(0, 12).replace(/[^0-9a-f]/g, 'a')}`;
