@@ -31,7 +31,12 @@ export async function casWrite(
   repo: Repo,
   ref: string,
   build: (tip: string | null) => Promise<BuildResult>,
-  opts: { parentOverride?: (tip: string | null) => string | null; fastCompression?: boolean } = {},
+  opts: {
+    parentOverride?: (tip: string | null) => string | null;
+    fastCompression?: boolean;
+    /** Another ref to delete in the same transaction (if it exists): saves a spawn, and both happen or neither. */
+    alsoDelete?: string;
+  } = {},
 ): Promise<CasWriteResult> {
   const ident = await committerIdent(repo);
   let lastError: unknown;
@@ -44,9 +49,11 @@ export async function casWrite(
     const written = await writeCommit(repo.root, { ...spec, parent, author: ident, committer: ident }, { fastCompression: opts.fastCompression });
     mark('cas: fast-import done');
     fault('cas-before-update-ref');
+    const extra = opts.alsoDelete ? await readRef(repo, opts.alsoDelete) : null;
     const outcome = await updateRefs(repo, [
       { ref, newOid: written.oid, oldOid: tip },
       { ref: written.tempRef, newOid: null },
+      ...(extra && opts.alsoDelete ? [{ ref: opts.alsoDelete, newOid: null, oldOid: extra }] : []),
     ]);
     mark('cas: ref updated');
     if (outcome === 'ok') {

@@ -52,6 +52,8 @@ export interface SessionWrite {
   toolUseId?: string;
   /** For the commit message's `Ephemeral-branch` trailer. */
   shadowBranch: string;
+  /** A shadow branch this write makes obsolete: deleted in the same ref transaction. */
+  dropRef?: string;
 }
 
 export interface SessionUpdate {
@@ -199,7 +201,7 @@ export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promis
       message: condenseMessage({ checkpointId: w.checkpointId, sessionId: w.sessionId, agent: w.agent, shadowBranch: w.shadowBranch }),
       changes,
     };
-  });
+  }, { alsoDelete: w.dropRef });
   return { slot: chosen, commit: res.changed ? res.oid : null };
 }
 

@@ -326,9 +326,19 @@ export async function postCommit(ctx: HookContext): Promise<void> {
       .map(([sid, files]) => [sid, files.filter((f) => changed.has(f)).sort()] as const)
       .filter(([, files]) => files.length > 0);
     mark('post-commit: changed paths and differing files');
+    // the common case, one session and nothing else on the old shadow branch:
+    // its deletion rides in the checkpoint's ref transaction (SPEC §6.5 step 5)
+    const oldShadow = shadowBranchName(headBefore, ctx.repo.worktreeId);
+    const soleOwner =
+      targets.length === 1 &&
+      listed.length > 0 &&
+      headBefore !== ctx.head &&
+      oldShadow !== shadowBranchName(ctx.head, ctx.repo.worktreeId) &&
+      listed.every((st) => st.session_id === targets[0]![0] || st.base_commit !== headBefore) &&
+      !listed.some((st) => (st.pending_condensations ?? []).some((p) => p.shadow_branch === oldShadow));
     for (const [sid, files] of targets) {
       condensed.add(sid);
-      const saved = await condenseOne(ctx, sid, id, files, new Set(differing), scope ? watched : null);
+      const saved = await condenseOne(ctx, sid, id, files, new Set(differing), scope ? watched : null, soleOwner ? `refs/heads/${oldShadow}` : undefined);
       if (saved) after.set(sid, saved);
     }
   } else if (intent) {
@@ -367,6 +377,7 @@ async function condenseOne(
   files: string[],
   differing: Set<string>,
   scope: ReadonlySet<string> | null,
+  dropShadowRef?: string,
 ): Promise<SessionState | null> {
   const head = ctx.head!;
   try {
@@ -383,7 +394,9 @@ async function condenseOne(
         applyBookkeeping(state, r, ctx.now());
         try {
           fault('post-commit-before-condense');
-          await condenseSession(ctx, { checkpointId: id, state, files });
+          // a pending retry above may still need the old branch: then keep it
+          const drop = dropShadowRef && !(state.pending_condensations ?? []).length ? dropShadowRef : undefined;
+          await condenseSession(ctx, { checkpointId: id, state, files, dropShadowRef: drop });
           fault('post-commit-after-condense');
           process.stderr.write(`[entire] Condensed session ${sid.slice(0, 8)}: ${id} (${state.checkpoint_count ?? 0} checkpoints)\n`);
         } catch (e) {

@@ -28,6 +28,8 @@ export interface CondenseRequest {
   stepCount?: number;
   turnId?: string;
   shadowBranch?: string;
+  /** Delete this shadow ref together with the checkpoint write (the caller knows nothing else needs it). */
+  dropShadowRef?: string;
 }
 
 export async function condenseSession(ctx: HookContext, req: CondenseRequest): Promise<{ slot: number; position: number }> {
@@ -80,6 +82,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     tokenUsage: usage,
     transcriptPath: homeRelative(path),
     shadowBranch: shadow,
+    dropRef: req.dropShadowRef,
   });
   mark('condense: written');
   return { slot: res.slot, position };
