@@ -30,6 +30,8 @@ await build({
   minifySyntax: true,
   minifyWhitespace: true,
   legalComments: 'none',
+  // ASCII only: the launcher reads the bundle as latin1 (faster than utf8)
+  charset: 'ascii',
   sourcemap: false,
   logLevel: 'warning',
   define: {
@@ -41,6 +43,10 @@ await build({
 // bin/entire.cjs runs the bundle through vm.Script, which has no loader for
 // real dynamic imports: every `import()` must have been bundled
 const out = readFileSync(join(root, 'dist/entire.cjs'), 'utf8');
+if (/[^\x00-\x7f]/.test(out)) {
+  console.error('build: the bundle must be ASCII (bin/entire.cjs reads it as latin1)');
+  process.exit(1);
+}
 const stray = out.match(/\bimport\((["'`])(node:)?[a-z_/]+\1\)/g);
 if (stray) {
   console.error(`build: dynamic import of an external module in the bundle: ${stray.join(', ')}`);

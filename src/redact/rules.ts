@@ -88,7 +88,7 @@ function findPrivateKeys(s: string): string[] {
 
 /** End of the base64 body lines after a header when no END line follows. */
 function truncatedBodyEnd(s: string, from: number): number {
-  const re = /(?:\r?\n|\\r?\\n)(?:[ \t]{0,12}\d{1,6}(?:→|\\u2192|\t))?([A-Za-z0-9+/=]{1,200}|(?:Proc-Type|DEK-Info|Comment):[^\n\\]{0,200})(?=\r?\n|\\[rn]|$)/y;
+  const re = /(?:\r?\n|\\r?\\n)(?:[ \t]{0,12}\d{1,6}(?:\u2192|\\u2192|\t))?([A-Za-z0-9+/=]{1,200}|(?:Proc-Type|DEK-Info|Comment):[^\n\\]{0,200})(?=\r?\n|\\[rn]|$)/y;
   let end = from;
   re.lastIndex = from;
   for (let m = re.exec(s); m !== null; m = re.exec(s)) end = re.lastIndex;
