@@ -358,7 +358,7 @@ describe('doctor', () => {
     expect(checkpointIds(r)).toContain(id);
   });
 
-  it('BUG (src/strategy/commit-hooks.ts recoverStaleIntent): an hour-old intent without git_pid is recovered', () => {
+  it('an hour-old intent without git_pid is recovered', () => {
     const r = enabledRepo();
     writeFileSync(
       join(r.dir, '.git', 'entire-commit-intent.json'),

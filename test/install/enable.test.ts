@@ -75,7 +75,7 @@ describe('enable (SPEC §8.1, §11.2)', () => {
     expect(readdirSync(gitPath(r, 'hooks')).filter((n) => n.includes('pre-entire'))).toEqual([]);
   });
 
-  it('BUG (src/install/git-hooks.ts installGitHooks): enable again restores a hook that lost its exec bit', () => {
+  it('enable again restores a hook that lost its exec bit', () => {
     const r = makeRepo();
     expect(r.entire(['enable']).status).toBe(0);
     const file = join(gitPath(r, 'hooks'), 'post-commit');

@@ -166,7 +166,7 @@ describe('fail-open (SPEC §8.11, §11.6, P4)', () => {
     expect(called).toContain('hooks git post-commit');
   });
 
-  it('BUG (bin/entire.cjs): a recorded CLI that crashes on start: the commit succeeds with ≤ 1 line per hook', () => {
+  it('a recorded CLI that crashes on start: the commit succeeds with ≤ 1 line per hook', () => {
     const r = setup((copy) => writeFileSync(join(copy.root, 'dist', 'entire.cjs'), 'throw new Error("broken build")\n'));
     const stderr = commitAndCheck(r, { PATH: pathWithoutEntire() }, 3);
     expect(stderr).not.toContain('    at ');
