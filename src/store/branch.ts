@@ -10,6 +10,18 @@ import { readRef, updateRefs, deleteRefQuietly, jitter, CAS_RETRIES } from '../g
 import { METADATA_REF, METADATA_REMOTE_REF } from '../checkpoint/shadow.js';
 import { INIT_MESSAGE } from '../checkpoint/messages.js';
 import { readCommit } from './tree.js';
+import { canWriteLoose, writeCommitLoose } from '../git/odb.js';
+
+const looseChecked = new WeakMap<Repo, boolean>();
+/** In-process object writing when the repository allows it (see src/git/odb.ts); else fast-import. */
+function looseOk(repo: Repo): boolean {
+  let ok = looseChecked.get(repo);
+  if (ok === undefined) {
+    ok = process.env['ENTIRE_WRITER'] !== 'fast-import' && canWriteLoose(repo);
+    looseChecked.set(repo, ok);
+  }
+  return ok;
+}
 import { mark } from '../timing.js';
 import { fault } from '../faults.js';
 
@@ -46,13 +58,16 @@ export async function casWrite(
     if (spec === null) return { oid: tip, changed: false };
     const parent = opts.parentOverride ? opts.parentOverride(tip) : tip;
     mark('cas: built');
-    const written = await writeCommit(repo.root, { ...spec, parent, author: ident, committer: ident }, { fastCompression: opts.fastCompression });
-    mark('cas: fast-import done');
+    const full = { ...spec, parent, author: ident, committer: ident };
+    const written = looseOk(repo)
+      ? { oid: await writeCommitLoose(repo, full), tempRef: null }
+      : await writeCommit(repo.root, full, { fastCompression: opts.fastCompression });
+    mark('cas: objects written');
     fault('cas-before-update-ref');
     const extra = opts.alsoDelete ? await readRef(repo, opts.alsoDelete) : null;
     const outcome = await updateRefs(repo, [
       { ref, newOid: written.oid, oldOid: tip },
-      { ref: written.tempRef, newOid: null },
+      ...(written.tempRef ? [{ ref: written.tempRef, newOid: null }] : []),
       ...(extra && opts.alsoDelete ? [{ ref: opts.alsoDelete, newOid: null, oldOid: extra }] : []),
     ]);
     mark('cas: ref updated');
@@ -60,7 +75,7 @@ export async function casWrite(
       fault('cas-after-update-ref');
       return { oid: written.oid, changed: true };
     }
-    await deleteRefQuietly(repo, written.tempRef);
+    if (written.tempRef) await deleteRefQuietly(repo, written.tempRef);
     lastError = new EntireError('REF_RACE', `${ref} moved while writing`);
     await jitter();
   }
@@ -83,9 +98,14 @@ export async function ensureMetadataBranch(repo: Repo): Promise<string> {
       oid = remote;
     } else {
       const ident = await committerIdent(repo);
-      const w = await writeCommit(repo.root, { message: INIT_MESSAGE, changes: [], author: ident, committer: ident });
-      oid = w.oid;
-      tempRef = w.tempRef;
+      const init = { message: INIT_MESSAGE, changes: [], author: ident, committer: ident };
+      if (looseOk(repo)) {
+        oid = await writeCommitLoose(repo, init);
+      } else {
+        const w = await writeCommit(repo.root, init);
+        oid = w.oid;
+        tempRef = w.tempRef;
+      }
       // fast-import writes the empty tree object for a root commit without files
       void EMPTY_TREE;
     }

@@ -1,0 +1,168 @@
+/**
+ * Writing objects in-process as loose objects (the format git itself writes
+ * with `hash-object -w`: zlib level 1, read-only files, written under a
+ * temporary name and renamed). Checkpoint and step commits change a handful
+ * of small files along one path, so building their trees here, from trees
+ * read through the cat-file reader, costs about a millisecond, where a
+ * `git fast-import` process costs 10–15 ms before it has done anything
+ * (measured on the bench VM). Big content goes the same way; git packs the
+ * loose objects at its next gc. Callers move refs with `update-ref` (CAS).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+import { mkdirSync, renameSync, rmSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Repo, Ident } from './repo.js';
+import type { CommitSpec, TreeChange } from './fastimport.js';
+import { parseTree, isTreeMode } from './objects.js';
+import { readConfigValue } from './config-file.js';
+import { EMPTY_TREE } from './repo.js';
+
+/** Whether this repository's objects can be written here (else use fast-import). */
+export function canWriteLoose(repo: Repo, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env['GIT_OBJECT_DIRECTORY'] || env['GIT_QUARANTINE_PATH']) return false;
+  // shared repositories need git's permission rules: let git write
+  const shared = readConfigValue('core', 'sharedrepository', repo);
+  if (shared === undefined || (shared.value !== null && !/^(false|umask|0|no|off)$/i.test(shared.value))) return false;
+  return true;
+}
+
+export class LooseWriter {
+  private readonly dir: string;
+  readonly written: string[] = [];
+
+  constructor(private readonly repo: Repo) {
+    this.dir = join(repo.commonDir, 'objects');
+  }
+
+  write(type: 'blob' | 'tree' | 'commit', content: Buffer): string {
+    const header = Buffer.from(`${type} ${content.length}\0`);
+    const oid = createHash(this.repo.objectFormat).update(header).update(content).digest('hex');
+    const sub = join(this.dir, oid.slice(0, 2));
+    const file = join(sub, oid.slice(2));
+    if (existsSync(file)) {
+      // freshen, as git does, so a concurrent prune keeps what we are about to reference
+      try {
+        const now = new Date();
+        utimesSync(file, now, now);
+      } catch {
+        /* read-only object store entries are fine as they are */
+      }
+      return oid;
+    }
+    mkdirSync(sub, { recursive: true });
+    const tmp = join(sub, `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`);
+    try {
+      writeFileSync(tmp, deflateSync(Buffer.concat([header, content]), { level: 1 }), { mode: 0o444 });
+      renameSync(tmp, file);
+    } catch (e) {
+      rmSync(tmp, { force: true });
+      throw e;
+    }
+    this.written.push(oid);
+    return oid;
+  }
+}
+
+interface Entry {
+  mode: string;
+  oid: string;
+}
+
+/** A tree being edited: entries load from the object store on first touch. */
+class Node {
+  entries: Map<string, Entry | Node> | null = null;
+  dirty = false;
+  constructor(readonly oid: string | null) {}
+
+  async load(repo: Repo): Promise<Map<string, Entry | Node>> {
+    if (this.entries) return this.entries;
+    this.entries = new Map();
+    if (this.oid) {
+      const o = await repo.objects.read(this.oid);
+      if (!o || o.type !== 'tree') throw new Error(`tree ${this.oid} is missing`);
+      for (const e of parseTree(o.data, repo.objectFormat)) this.entries.set(e.name, { mode: e.mode, oid: e.oid });
+    }
+    return this.entries;
+  }
+}
+
+function modeOf(c: TreeChange): string {
+  if (c.op === 'put-oid') return c.mode === '040000' ? '40000' : c.mode;
+  if (c.op === 'put') return c.mode ?? '100644';
+  return '';
+}
+
+async function apply(repo: Repo, w: LooseWriter, root: Node, c: TreeChange): Promise<void> {
+  const segs = c.path.split('/').filter((s) => s !== '');
+  if (segs.length === 0) throw new Error(`empty path in a tree change`);
+  let node = root;
+  node.dirty = true;
+  for (let i = 0; i < segs.length - 1; i++) {
+    const entries = await node.load(repo);
+    const name = segs[i]!;
+    let child = entries.get(name);
+    if (!(child instanceof Node)) {
+      if (c.op === 'delete' && (!child || !isTreeMode(child.mode))) return; // nothing there to delete
+      child = new Node(child && isTreeMode(child.mode) ? child.oid : null);
+      entries.set(name, child);
+    }
+    child.dirty = true;
+    node = child;
+  }
+  const entries = await node.load(repo);
+  const leaf = segs[segs.length - 1]!;
+  if (c.op === 'delete') entries.delete(leaf);
+  else if (c.op === 'put-oid') entries.set(leaf, { mode: modeOf(c), oid: c.oid });
+  else entries.set(leaf, { mode: modeOf(c), oid: w.write('blob', typeof c.content === 'string' ? Buffer.from(c.content, 'utf8') : c.content) });
+}
+
+/** git's tree order: names compared as bytes, a tree's name as if it ended in `/`. */
+function sortKey(name: string, mode: string): Buffer {
+  return Buffer.from(isTreeMode(mode) ? `${name}/` : name, 'utf8');
+}
+
+/** Serialise dirty trees bottom-up; returns the tree's oid, or null when it became empty. */
+function serialise(repo: Repo, w: LooseWriter, node: Node): string | null {
+  if (!node.dirty || !node.entries) return node.oid;
+  const rows: { name: string; mode: string; oid: string }[] = [];
+  for (const [name, e] of node.entries) {
+    if (e instanceof Node) {
+      const oid = serialise(repo, w, e);
+      if (oid !== null && oid !== EMPTY_TREE[repo.objectFormat]) rows.push({ name, mode: '40000', oid });
+    } else rows.push({ name, mode: e.mode, oid: e.oid });
+  }
+  if (rows.length === 0) return null;
+  rows.sort((a, b) => Buffer.compare(sortKey(a.name, a.mode), sortKey(b.name, b.mode)));
+  const parts: Buffer[] = [];
+  for (const r of rows) parts.push(Buffer.from(`${r.mode} ${r.name}\0`, 'utf8'), Buffer.from(r.oid, 'hex'));
+  return w.write('tree', Buffer.concat(parts));
+}
+
+function identLine(kind: 'author' | 'committer', id: Ident, time: number): string {
+  const clean = (s: string) => s.replace(/[<>\n]/g, '');
+  return `${kind} ${clean(id.name)} <${clean(id.email)}> ${time} +0000\n`;
+}
+
+/** Write the commit `spec` describes (same semantics as the fast-import stream); returns its oid. */
+export async function writeCommitLoose(repo: Repo, spec: CommitSpec): Promise<string> {
+  const w = new LooseWriter(repo);
+  let base: string | null = null;
+  if (spec.baseTree) base = spec.baseTree;
+  else if (spec.parent && !spec.deleteAll) {
+    const p = await repo.objects.read(`${spec.parent}^{tree}`);
+    if (!p) throw new Error(`commit ${spec.parent} is missing`);
+    base = p.oid;
+  }
+  const root = new Node(base);
+  for (const c of spec.changes) await apply(repo, w, root, c);
+  const tree = (root.dirty ? serialise(repo, w, root) : base) ?? w.write('tree', Buffer.alloc(0));
+  const time = spec.time ?? Math.floor(Date.now() / 1000);
+  let text = `tree ${tree}\n`;
+  if (spec.parent) text += `parent ${spec.parent}\n`;
+  for (const m of spec.mergeParents ?? []) text += `parent ${m}\n`;
+  text += identLine('author', spec.author, time);
+  text += identLine('committer', spec.committer ?? spec.author, time);
+  text += '\n';
+  return w.write('commit', Buffer.concat([Buffer.from(text, 'utf8'), Buffer.from(spec.message, 'utf8')]));
+}
