@@ -73,6 +73,8 @@ interface Entry {
 class Node {
   entries: Map<string, Entry | Node> | null = null;
   dirty = false;
+  /** A name was added: the (sorted) order read from the object no longer holds. */
+  added = false;
   constructor(readonly oid: string | null) {}
 
   async load(repo: Repo): Promise<Map<string, Entry | Node>> {
@@ -104,6 +106,7 @@ async function apply(repo: Repo, w: LooseWriter, root: Node, c: TreeChange): Pro
     let child = entries.get(name);
     if (!(child instanceof Node)) {
       if (c.op === 'delete' && (!child || !isTreeMode(child.mode))) return; // nothing there to delete
+      if (!child || !isTreeMode(child.mode)) node.added = true; // a new name, or a blob turned into a tree
       child = new Node(child && isTreeMode(child.mode) ? child.oid : null);
       entries.set(name, child);
     }
@@ -112,6 +115,8 @@ async function apply(repo: Repo, w: LooseWriter, root: Node, c: TreeChange): Pro
   }
   const entries = await node.load(repo);
   const leaf = segs[segs.length - 1]!;
+  const before = entries.get(leaf);
+  if (c.op !== 'delete' && (!before || isTreeMode(before instanceof Node ? '40000' : before.mode) !== isTreeMode(modeOf(c)))) node.added = true;
   if (c.op === 'delete') entries.delete(leaf);
   else if (c.op === 'put-oid') entries.set(leaf, { mode: modeOf(c), oid: c.oid });
   else entries.set(leaf, { mode: modeOf(c), oid: w.write('blob', typeof c.content === 'string' ? Buffer.from(c.content, 'utf8') : c.content) });
@@ -133,7 +138,9 @@ function serialise(repo: Repo, w: LooseWriter, node: Node): string | null {
     } else rows.push({ name, mode: e.mode, oid: e.oid });
   }
   if (rows.length === 0) return null;
-  rows.sort((a, b) => Buffer.compare(sortKey(a.name, a.mode), sortKey(b.name, b.mode)));
+  // a tree read from the store is sorted already; only new names (or a file turned into a
+  // directory, which sorts differently) need a sort — the metadata root has 256 entries
+  if (node.added || node.oid === null) rows.sort((a, b) => Buffer.compare(sortKey(a.name, a.mode), sortKey(b.name, b.mode)));
   const parts: Buffer[] = [];
   for (const r of rows) parts.push(Buffer.from(`${r.mode} ${r.name}\0`, 'utf8'), Buffer.from(r.oid, 'hex'));
   return w.write('tree', Buffer.concat(parts));
