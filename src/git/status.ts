@@ -36,10 +36,13 @@ export async function workTreeStatus(repo: Repo, only?: readonly string[]): Prom
  * the index git handed to the hook (for `commit -a`/`commit <paths>` a
  * temporary one), read-only, without taking the index lock.
  */
-export async function stagedPaths(repo: Repo, base: string): Promise<string[]> {
+export async function stagedPaths(repo: Repo, base: string, only?: readonly string[]): Promise<string[]> {
   const env: Record<string, string | undefined> = {};
   if (repo.hookIndexFile) env['GIT_INDEX_FILE'] = repo.hookIndexFile;
-  const r = await runGit(['--no-optional-locks', 'diff', '--cached', '--name-only', '-z', '--no-renames', base, '--'], {
+  if (only && only.length === 0) return [];
+  // only the session's candidates can qualify: git then compares just those paths
+  const scope = only && only.length <= 500 ? only : [];
+  const r = await runGit(['--no-optional-locks', '--literal-pathspecs', 'diff', '--cached', '--name-only', '-z', '--no-renames', base, '--', ...scope], {
     cwd: repo.root,
     env,
   });

@@ -175,19 +175,23 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
   // HEAD's commit only matters for an amend (its parent, its trailer)
   const headInfo = isAmendFlow ? await readCommit(ctx.repo, ctx.head) : null;
   const base = isAmendFlow ? (headInfo?.parents[0] ?? EMPTY_TREE[ctx.repo.objectFormat]) : ctx.head;
+  // candidates first: the staged diff then only looks at them (and is skipped when there are none)
+  const view = sessions.some((w) => w.state.phase === 'active') ? await viewWorkTree(ctx.repo) : null;
+  const cands = new Map<string, Set<string>>();
+  for (const w of sessions) cands.set(w.state.session_id, await candidatesOf(ctx, w.state, view));
+  const union = new Set<string>();
+  for (const c of cands.values()) for (const p of c) union.add(p);
   let staged = new Set<string>();
-  if (sessions.length > 0) {
+  if (union.size > 0) {
     // start the object reader while git diffs: minting an ID reads the metadata branch
-    const [paths] = await Promise.all([stagedPaths(ctx.repo, base), ctx.repo.objects.read(`${METADATA_REF}^{tree}`).catch(() => null)]);
+    const [paths] = await Promise.all([stagedPaths(ctx.repo, base, [...union]), ctx.repo.objects.read(`${METADATA_REF}^{tree}`).catch(() => null)]);
     staged = new Set(paths);
   }
   mark('pcm: staged');
-  const view = sessions.some((w) => w.state.phase === 'active') ? await viewWorkTree(ctx.repo) : null;
   const perSession: Record<string, string[]> = {};
   const qualifying: SessionState[] = [];
   for (const w of sessions) {
-    const cand = await candidatesOf(ctx, w.state, view);
-    const c = [...cand].filter((p) => staged.has(p)).sort();
+    const c = [...cands.get(w.state.session_id)!].filter((p) => staged.has(p)).sort();
     perSession[w.state.session_id] = c;
     if (c.length > 0) qualifying.push(w.state);
   }
