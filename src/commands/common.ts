@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parseShadowBranch, worktreeHash } from '../checkpoint/shadow.js';
 import { SIDE_FILE_RE, sessionsDir } from '../session/paths.js';
 import type { Repo } from '../git/repo.js';
+import { loadSettings, isEnabled } from '../settings/settings.js';
 import type { SessionState } from '../session/state.js';
 
 /**
@@ -164,4 +165,18 @@ export class ShadowReferences {
     if (!p) return false;
     return this.refs.some((r) => r.hash === p.worktreeHash && (r.base.startsWith(p.base) || p.base.startsWith(r.base)));
   }
+}
+
+/** The message `rewind` and `resume` print when Entire is disabled (SPEC §8). */
+export const DISABLED_MESSAGE = 'Entire is disabled. Run `entire enable` to re-enable.';
+
+/** Settings warnings to stderr; false (after the disabled message) when Entire is disabled. */
+export function enabledOrSay(root: string, io: Io): boolean {
+  const settings = loadSettings(root);
+  for (const w of settings.warnings) io.err(w);
+  if (!isEnabled(settings)) {
+    io.out(DISABLED_MESSAGE);
+    return false;
+  }
+  return true;
 }

@@ -8,7 +8,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { openRepo, currentBranch, type Repo } from '../git/repo.js';
 import { runGit } from '../git/exec.js';
-import { loadSettings, isEnabled } from '../settings/settings.js';
 import { readCheckpoint, readSessionContent, type CheckpointView } from '../store/committed.js';
 import { allCheckpointIds } from '../checkpoint/trailers.js';
 import { agentByDisplayName, getAgent, DEFAULT_AGENT } from '../agents/registry.js';
@@ -16,9 +15,9 @@ import type { AgentAdapter } from '../agents/types.js';
 import { homeDir } from '../agents/paths.js';
 import { EntireError } from '../errors.js';
 import { firstParentCommits } from './doctor.js';
-import { processIo, type Io } from './common.js';
+import { enabledOrSay, processIo, type Io } from './common.js';
 
-export const DISABLED_MESSAGE = 'Entire is disabled. Run `entire enable` to re-enable.';
+export { DISABLED_MESSAGE } from './common.js';
 /** How far back resume looks for a commit that links a checkpoint. */
 export const RESUME_SCAN_COMMITS = 200;
 
@@ -109,12 +108,7 @@ export async function latestCheckpointedCommit(repo: Repo, rev: string, max: num
 export async function runResume(cwd: string, branch: string, opts: { force?: boolean }, io: Io = processIo): Promise<number> {
   const repo = await openRepo(cwd);
   try {
-    const settings = loadSettings(repo.root);
-    for (const w of settings.warnings) io.err(w);
-    if (!isEnabled(settings)) {
-      io.out(DISABLED_MESSAGE);
-      return 0;
-    }
+    if (!enabledOrSay(repo.root, io)) return 0;
     if (!branch || branch.startsWith('-')) throw new EntireError('INVALID_USAGE', 'resume needs a branch name');
     if (currentBranch(repo) !== branch) {
       if (!(await branchExists(repo, branch))) throw new EntireError('INVALID_INPUT', `branch not found: ${branch}`);

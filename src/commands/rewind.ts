@@ -16,7 +16,6 @@ import { runGit, splitZ } from '../git/exec.js';
 import { readRef } from '../git/refs.js';
 import { identTime } from '../git/objects.js';
 import { workTreeStatus } from '../git/status.js';
-import { loadSettings, isEnabled } from '../settings/settings.js';
 import { readCommit, readBlob } from '../store/tree.js';
 import { readShadowTranscript } from '../store/shadow.js';
 import { readCheckpoint, readSessionContent } from '../store/committed.js';
@@ -32,14 +31,13 @@ import type { SessionState } from '../session/state.js';
 import { EntireError } from '../errors.js';
 import { firstParentCommits } from './doctor.js';
 import {
-  DISABLED_MESSAGE,
   adapterForAgentName,
   agentSessionId,
   restoreTranscript,
   transcriptLength,
   transcriptTarget,
 } from './resume.js';
-import { inThisWorktree, processIo, type Io } from './common.js';
+import { enabledOrSay, inThisWorktree, processIo, type Io } from './common.js';
 
 /** Points shown by `--list` (SPEC §8.7). */
 export const LIST_LIMIT = 20;
@@ -332,12 +330,7 @@ async function resumeCommandFor(sid: string | undefined, agent: string | undefin
 export async function runRewind(cwd: string, opts: RewindOptions, io: Io = processIo, confirm: (q: string) => Promise<boolean> = async () => false): Promise<number> {
   const repo = await openRepo(cwd);
   try {
-    const settings = loadSettings(repo.root);
-    for (const w of settings.warnings) io.err(w);
-    if (!isEnabled(settings)) {
-      io.out(DISABLED_MESSAGE);
-      return 0;
-    }
+    if (!enabledOrSay(repo.root, io)) return 0;
     if (opts.list && opts.to !== undefined) throw new EntireError('INVALID_USAGE', '--list and --to cannot be combined');
     if ((opts.logsOnly || opts.reset) && opts.to === undefined) throw new EntireError('INVALID_USAGE', '--logs-only and --reset need --to <id>');
     const points = await rewindPoints(repo);
