@@ -48,12 +48,3 @@ export async function stagedPaths(repo: Repo, base: string, only?: readonly stri
   });
   return splitZ(r.stdout);
 }
-
-/** Paths that differ between two commits (`a` null = the empty tree). */
-export async function changedPaths(repo: Repo, a: string | null, b: string): Promise<string[]> {
-  const args = a
-    ? ['diff-tree', '-r', '--name-only', '-z', '--no-renames', '--no-commit-id', a, b]
-    : ['diff-tree', '-r', '--name-only', '-z', '--no-renames', '--no-commit-id', '--root', b];
-  const r = await runGit(args, { cwd: repo.root });
-  return splitZ(r.stdout);
-}

@@ -4,7 +4,7 @@
  * race rebuild on the new tip (SPEC §2.9, P7).
  */
 import { EntireError } from '../errors.js';
-import { committerIdent, EMPTY_TREE, type Repo } from '../git/repo.js';
+import { committerIdent, type Repo } from '../git/repo.js';
 import { writeCommit, type CommitSpec } from '../git/fastimport.js';
 import { readRef, updateRefs, deleteRefQuietly, jitter, CAS_RETRIES } from '../git/refs.js';
 import { METADATA_REF, METADATA_REMOTE_REF } from '../checkpoint/shadow.js';
@@ -106,8 +106,6 @@ export async function ensureMetadataBranch(repo: Repo): Promise<string> {
         oid = w.oid;
         tempRef = w.tempRef;
       }
-      // fast-import writes the empty tree object for a root commit without files
-      void EMPTY_TREE;
     }
     const updates = [{ ref: METADATA_REF, newOid: oid, oldOid: null as string | null }];
     const outcome = await updateRefs(repo, tempRef ? [...updates, { ref: tempRef, newOid: null }] : updates);

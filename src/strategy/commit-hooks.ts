@@ -564,4 +564,3 @@ export async function recoverStaleIntent(ctx: HookContext): Promise<void> {
   ctx.log.info('recovered a stale commit intent', { checkpoint_id: intent.id ?? undefined });
 }
 
-export { describeError };

@@ -306,4 +306,3 @@ export async function sessionEnd(ctx: HookContext, event: HookEvent): Promise<vo
   });
 }
 
-export { fault };
