@@ -1,8 +1,8 @@
+import { crypto } from '../builtins.js';
 /**
  * SPEC §2.7: transcripts larger than M bytes are stored as `full.jsonl`,
  * `full.jsonl.001`, … so no blob exceeds what hosting services accept.
  */
-import { createHash } from 'node:crypto';
 
 export const MAX_CHUNK_BYTES = 52_428_800;
 export const TRANSCRIPT_FILE = 'full.jsonl';
@@ -20,7 +20,7 @@ export function chunkIndexOf(name: string): number | null {
 }
 
 function omittedLine(line: Buffer): Buffer {
-  const sha = createHash('sha256').update(line).digest('hex');
+  const sha = crypto().createHash('sha256').update(line).digest('hex');
   return Buffer.from(JSON.stringify({ type: 'entire-omitted', original_bytes: line.length, sha256: sha }));
 }
 
@@ -134,7 +134,7 @@ export function looksLikeGemini(content: Buffer | string): boolean {
 
 /** `content_hash.txt`: `sha256:` + hex of the whole redacted transcript, no newline. */
 export function contentHash(transcript: Buffer): string {
-  return 'sha256:' + createHash('sha256').update(transcript).digest('hex');
+  return 'sha256:' + crypto().createHash('sha256').update(transcript).digest('hex');
 }
 
 /**

@@ -1,6 +1,6 @@
 /** SPEC §2.2: checkpoint IDs (12 lowercase hex) and their shard paths. */
-import { randomBytes } from 'node:crypto';
 import { EntireError } from '../errors.js';
+import { randomHex } from '../random.js';
 
 export const CHECKPOINT_ID_RE = /^[0-9a-f]{12}$/;
 
@@ -10,7 +10,7 @@ export function isCheckpointId(s: unknown): s is string {
 
 /** 6 crypto-random bytes as 12 hex; callers regenerate if the shard exists. */
 export function generateCheckpointId(): string {
-  return randomBytes(6).toString('hex');
+  return randomHex(6);
 }
 
 export function assertCheckpointId(id: string): void {

@@ -1,5 +1,5 @@
+import { crypto } from '../builtins.js';
 /** SPEC §2.1: shadow branch names `entire/<base7>-<wt6>`. */
-import { createHash } from 'node:crypto';
 
 export const SHADOW_BRANCH_RE = /^entire\/([0-9a-f]{7,})(?:-([0-9a-f]{6}))?$/;
 export const METADATA_BRANCH = 'entire/checkpoints/v1';
@@ -8,7 +8,7 @@ export const METADATA_REMOTE_REF = 'refs/remotes/origin/entire/checkpoints/v1';
 
 /** First 6 hex of SHA-256 of the worktree ID (`""` for the main worktree). */
 export function worktreeHash(worktreeId: string): string {
-  return createHash('sha256').update(worktreeId, 'utf8').digest('hex').slice(0, 6);
+  return crypto().createHash('sha256').update(worktreeId, 'utf8').digest('hex').slice(0, 6);
 }
 
 export function shadowBranchName(baseCommit: string, worktreeId: string): string {

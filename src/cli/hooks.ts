@@ -42,8 +42,6 @@ export async function runHookCommand(args: string[]): Promise<void> {
       mark('context opened');
       log = ctx.log;
       closeRepo = () => ctx.repo.objects.close();
-      // start the object reader now: its process starts while the flow's modules load
-      if (ctx.head && (verb === 'post-commit' || verb === 'prepare-commit-msg')) void ctx.repo.objects.read(ctx.head).catch(() => null);
       const flows = await import('../strategy/commit-hooks.js');
       mark('flows loaded');
       if (verb === 'prepare-commit-msg') await flows.prepareCommitMsg(ctx, rest);

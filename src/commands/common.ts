@@ -1,5 +1,4 @@
 /** Small helpers shared by the status / reset / clean / explain commands. */
-import { createInterface } from 'node:readline';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseShadowBranch, worktreeHash } from '../checkpoint/shadow.js';
@@ -7,6 +6,7 @@ import { SIDE_FILE_RE, sessionsDir } from '../session/paths.js';
 import type { Repo } from '../git/repo.js';
 import { loadSettings, isEnabled } from '../settings/settings.js';
 import type { SessionState } from '../session/state.js';
+import { readline } from '../builtins.js';
 
 /**
  * SPEC §4.3 membership: the session's `worktree_path` is this worktree's
@@ -53,7 +53,7 @@ export async function confirm(question: string, env: NodeJS.ProcessEnv = process
     return interpret(env['ENTIRE_TEST_TTY_ANSWER'] ?? 'n');
   }
   if (!process.stdin.isTTY) return 'no-tty';
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const rl = readline().createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await new Promise<string>((resolve) => {
       rl.question(`${question} [y/N] `, resolve);

@@ -8,7 +8,6 @@
  * never the user's index: the step tree goes through a private
  * GIT_INDEX_FILE and `checkout-index`.
  */
-import { randomBytes } from 'node:crypto';
 import { readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { openRepo, headCommit, type Repo } from '../git/repo.js';
@@ -38,6 +37,7 @@ import {
   transcriptTarget,
 } from './resume.js';
 import { enabledOrSay, inThisWorktree, processIo, type Io } from './common.js';
+import { randomHex } from '../random.js';
 
 /** Points shown by `--list` (SPEC §8.7). */
 export const LIST_LIMIT = 20;
@@ -256,7 +256,7 @@ async function capturedInSteps(repo: Repo, branch: string | undefined, path: str
 }
 
 async function withStepIndex<T>(repo: Repo, commit: string, fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
-  const file = join(repo.gitDir, `entire-rewind-index-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const file = join(repo.gitDir, `entire-rewind-index-${process.pid}-${randomHex(4)}`);
   const env = { GIT_INDEX_FILE: file };
   try {
     await runGit(['read-tree', commit], { cwd: repo.root, env });

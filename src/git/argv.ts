@@ -4,7 +4,7 @@
  * from `commit -C HEAD`, or a `git merge` from a concluding `git commit`.
  */
 import { readFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { childProcess } from '../builtins.js';
 
 function readProc(pid: number, file: string): Buffer | null {
   try {
@@ -14,16 +14,20 @@ function readProc(pid: number, file: string): Buffer | null {
   }
 }
 
-function parentOf(pid: number): number | null {
+/** Name and parent of a process from one read of /proc/<pid>/stat (`pid (comm) state ppid …`). */
+function procStat(pid: number): { comm: string; ppid: number | null } | null {
   const stat = readProc(pid, 'stat')?.toString('utf8');
   if (!stat) return null;
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const open = stat.indexOf('(');
+  const close = stat.lastIndexOf(')');
+  if (open < 0 || close < open) return null;
+  const rest = stat.slice(close + 2).split(' ');
   const ppid = Number(rest[1]);
-  return Number.isInteger(ppid) && ppid > 0 ? ppid : null;
+  return { comm: stat.slice(open + 1, close), ppid: Number.isInteger(ppid) && ppid > 0 ? ppid : null };
 }
 
 function commOf(pid: number): string | null {
-  return readProc(pid, 'comm')?.toString('utf8').trim() ?? null;
+  return procStat(pid)?.comm ?? readProc(pid, 'comm')?.toString('utf8').trim() ?? null;
 }
 
 function argvOf(pid: number): string[] | null {
@@ -35,7 +39,7 @@ function argvOf(pid: number): string[] | null {
   }
   if (process.platform === 'darwin') {
     try {
-      const out = execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const out = childProcess().execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
       return out.trim().split(/\s+/);
     } catch {
       return null;
@@ -56,8 +60,10 @@ export function gitArgv(env: NodeJS.ProcessEnv = process.env): string[] | null {
   }
   let pid: number | null = process.ppid;
   for (let i = 0; i < 8 && pid && pid > 1; i++) {
-    if (commOf(pid) === 'git') return argvOf(pid);
-    pid = parentOf(pid);
+    const st = procStat(pid);
+    if (st === null) return null; // no /proc: only the ENTIRE_GIT_PID hint works
+    if (st.comm === 'git') return argvOf(pid);
+    pid = st.ppid;
   }
   return null;
 }

@@ -5,6 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { EntireError } from '../errors.js';
 import { spawnGit } from './exec.js';
+import type { LocalObjects } from './local-odb.js';
 
 export interface GitObject {
   oid: string;
@@ -24,14 +25,24 @@ export class ObjectReader {
   private buf: Buffer = Buffer.alloc(0);
   private failed: unknown;
 
+  /** `local`: read from the object store in-process first; git answers what it cannot. */
   constructor(
     private readonly cwd: string,
     readonly objectFormat: 'sha1' | 'sha256',
+    private readonly local: LocalObjects | null = null,
   ) {}
 
   /** Read an object by any name cat-file accepts (`<oid>`, `<rev>:<path>`); null if missing. */
   read(name: string): Promise<GitObject | null> {
     if (name.includes('\n')) return Promise.resolve(null);
+    if (this.local) {
+      try {
+        const o = this.local.read(name);
+        if (o !== undefined) return Promise.resolve(o);
+      } catch {
+        /* a format this reader does not know: git reads it */
+      }
+    }
     return new Promise((resolve, reject) => {
       const child = this.start();
       if (this.failed) {
@@ -44,6 +55,19 @@ export class ObjectReader {
     });
   }
 
+  /**
+   * The tree entry at `path` in `rev` (mode as a number), read in-process;
+   * null if there is none, undefined if only git can tell.
+   */
+  treeEntry(rev: string, path: string): { mode: number; oid: string } | null | undefined {
+    if (!this.local) return undefined;
+    try {
+      return this.local.entryAt(rev, path);
+    } catch {
+      return undefined;
+    }
+  }
+
   async readText(name: string): Promise<string | null> {
     const o = await this.read(name);
     return o ? o.data.toString('utf8') : null;
@@ -51,6 +75,7 @@ export class ObjectReader {
 
   /** Close the process (reads after this start a new one). */
   close(): void {
+    this.local?.close();
     if (this.child) {
       this.child.stdin!.end();
       this.child = undefined;

@@ -49,7 +49,7 @@ function gitDirFromDotGit(dir: string): string | null {
 
 const OID_RE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
-function resolveRef(gitDir: string, commonDir: string, ref: string): string | null | undefined {
+export function resolveRef(gitDir: string, commonDir: string, ref: string): string | null | undefined {
   // per-worktree refs live in the worktree's git dir; branches in the common dir
   for (const base of ref.startsWith('refs/heads/') || ref.startsWith('refs/remotes/') || ref.startsWith('refs/tags/') ? [commonDir] : [gitDir, commonDir]) {
     const loose = read(join(base, ref));

@@ -3,7 +3,8 @@
  * repository-selecting variables a hook inherits (GIT_DIR, GIT_WORK_TREE,
  * GIT_INDEX_FILE…), so git always acts on the repository we resolved.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcess } from '../builtins.js';
 import { EntireError } from '../errors.js';
 
 /** Variables that would redirect git to another repository or index. */
@@ -52,14 +53,14 @@ function envFor(opts: GitOptions): NodeJS.ProcessEnv {
 }
 
 export function spawnGit(args: readonly string[], opts: { cwd: string; env?: Record<string, string | undefined> }): ChildProcess {
-  return spawn('git', args as string[], { cwd: opts.cwd, env: envFor(opts), stdio: ['pipe', 'pipe', 'pipe'] });
+  return childProcess().spawn('git', args as string[], { cwd: opts.cwd, env: envFor(opts), stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 export function runGit(args: readonly string[], opts: GitOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {
-      child = spawn('git', args as string[], { cwd: opts.cwd, env: envFor(opts), stdio: ['pipe', 'pipe', 'pipe'] });
+      child = childProcess().spawn('git', args as string[], { cwd: opts.cwd, env: envFor(opts), stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (e) {
       reject(new EntireError('GIT_FAILED', `cannot run git ${args[0] ?? ''}`, { cause: e }));
       return;
@@ -118,4 +119,10 @@ export function splitZ(buf: Buffer | string): string[] {
 /** Tests switch process.env between repositories; forget the cached copy. */
 export function resetGitEnvForTests(): void {
   baseEnv = undefined;
+}
+
+/** A short synchronous git call (stdout as text, '' on failure); for getters that cannot await. */
+export function gitSync(args: readonly string[], cwd: string): string {
+  const r = childProcess().spawnSync('git', args as string[], { cwd, env: gitBaseEnv(), encoding: 'utf8' });
+  return r.status === 0 ? (r.stdout ?? '') : '';
 }

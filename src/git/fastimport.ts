@@ -5,10 +5,10 @@
  * caller moves the real ref by compare-and-swap (SPEC §2.9) and drops the
  * temporary one in the same `update-ref` transaction.
  */
-import { randomBytes } from 'node:crypto';
 import { EntireError } from '../errors.js';
 import { runGit } from './exec.js';
 import type { Ident } from './repo.js';
+import { randomHex } from '../random.js';
 
 export type FileMode = '100644' | '100755' | '120000';
 
@@ -82,7 +82,7 @@ export function buildStream(spec: CommitSpec, tempRef: string): Buffer[] {
 }
 
 export async function writeCommit(cwd: string, spec: CommitSpec, opts: { fastCompression?: boolean } = {}): Promise<WrittenCommit> {
-  const tempRef = `${TEMP_REF_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tempRef = `${TEMP_REF_PREFIX}${process.pid}-${randomHex(4)}`;
   const input = Buffer.concat(buildStream(spec, tempRef));
   // local, short-lived objects (shadow steps): zlib level 1 is ~30 % faster
   const args = opts.fastCompression ? ['-c', 'pack.compression=1', 'fast-import', '--quiet', '--done'] : ['fast-import', '--quiet', '--done'];

@@ -1,3 +1,4 @@
+import { crypto } from '../builtins.js';
 /** Pure codecs for git tree and commit objects (no I/O). */
 
 export interface TreeEntry {
@@ -63,12 +64,11 @@ export function identName(ident: string): string {
   return m ? `${m[1]} <${m[2]}>` : ident;
 }
 
-import { createHash } from 'node:crypto';
 
 /** The object ID git would give a blob with this content. */
 export function blobOid(content: Buffer | string, format: 'sha1' | 'sha256'): string {
   const b = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-  return createHash(format === 'sha256' ? 'sha256' : 'sha1')
+  return crypto().createHash(format === 'sha256' ? 'sha256' : 'sha1')
     .update(`blob ${b.length}\0`)
     .update(b)
     .digest('hex');

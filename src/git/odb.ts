@@ -8,8 +8,6 @@
  * (measured on the bench VM). Big content goes the same way; git packs the
  * loose objects at its next gc. Callers move refs with `update-ref` (CAS).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
 import { mkdirSync, renameSync, rmSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo, Ident } from './repo.js';
@@ -17,6 +15,8 @@ import type { CommitSpec, TreeChange } from './fastimport.js';
 import { parseTree, isTreeMode } from './objects.js';
 import { readConfigValue } from './config-file.js';
 import { EMPTY_TREE } from './repo.js';
+import { crypto, zlib } from '../builtins.js';
+import { randomHex } from '../random.js';
 
 /** Whether this repository's objects can be written here (else use fast-import). */
 export function canWriteLoose(repo: Repo, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -37,7 +37,7 @@ export class LooseWriter {
 
   write(type: 'blob' | 'tree' | 'commit', content: Buffer): string {
     const header = Buffer.from(`${type} ${content.length}\0`);
-    const oid = createHash(this.repo.objectFormat).update(header).update(content).digest('hex');
+    const oid = crypto().createHash(this.repo.objectFormat).update(header).update(content).digest('hex');
     const sub = join(this.dir, oid.slice(0, 2));
     const file = join(sub, oid.slice(2));
     if (existsSync(file)) {
@@ -51,9 +51,9 @@ export class LooseWriter {
       return oid;
     }
     mkdirSync(sub, { recursive: true });
-    const tmp = join(sub, `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`);
+    const tmp = join(sub, `tmp_obj_${process.pid}_${randomHex(4)}`);
     try {
-      writeFileSync(tmp, deflateSync(Buffer.concat([header, content]), { level: 1 }), { mode: 0o444 });
+      writeFileSync(tmp, zlib().deflateSync(Buffer.concat([header, content]), { level: 1 }), { mode: 0o444 });
       renameSync(tmp, file);
     } catch (e) {
       rmSync(tmp, { force: true });

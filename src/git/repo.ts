@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EntireError } from '../errors.js';
-import { runGit, git, gitBaseEnv } from './exec.js';
+import { runGit, git, gitSync } from './exec.js';
 import { discoverRepo } from './discover.js';
 import { readConfigValue } from './config-file.js';
-import { spawnSync } from 'node:child_process';
+import { LocalObjects } from './local-odb.js';
 import { ObjectReader } from './catfile.js';
 
 export type ObjectFormat = 'sha1' | 'sha256';
@@ -64,7 +64,7 @@ export async function openRepo(cwd: string, opts: { inheritedIndexFile?: string;
         objectFormat: d.objectFormat,
         worktreeId: worktreeIdOf(d.gitDir, d.commonDir),
         hookIndexFile: inherited ? (isAbsolute(inherited) ? inherited : resolve(cwd, inherited)) : undefined,
-        objects: new ObjectReader(d.root, d.objectFormat),
+        objects: new ObjectReader(d.root, d.objectFormat, localObjects(d.gitDir, d.commonDir, d.objectFormat, true)),
         initialHead: d.head,
       };
     }
@@ -94,15 +94,21 @@ export async function openRepo(cwd: string, opts: { inheritedIndexFile?: string;
     objectFormat,
     worktreeId: worktreeIdOf(gitDir, commonDir),
     hookIndexFile: inherited ? (isAbsolute(inherited) ? inherited : resolve(cwd, inherited)) : undefined,
-    objects: new ObjectReader(root, objectFormat),
+    // refs are left to git here: this path also serves ref stores other than files
+    objects: new ObjectReader(root, objectFormat, localObjects(gitDir, commonDir, objectFormat, false)),
     initialHead: head,
   };
   return repo;
 }
 
+/** The in-process object reader, unless the environment points git at other objects. */
+function localObjects(gitDir: string, commonDir: string, format: ObjectFormat, refs: boolean, env: NodeJS.ProcessEnv = process.env): LocalObjects | null {
+  if (env['GIT_OBJECT_DIRECTORY'] || env['GIT_ALTERNATE_OBJECT_DIRECTORIES'] || env['ENTIRE_LOCAL_ODB'] === '0') return null;
+  return new LocalObjects(join(commonDir, 'objects'), format, refs ? { gitDir, commonDir } : null);
+}
+
 function resolveHooksDirSync(root: string): string {
-  const r = spawnSync('git', ['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], { cwd: root, env: gitBaseEnv(), encoding: 'utf8' });
-  return (r.stdout ?? '').trim() || join(root, '.git', 'hooks');
+  return gitSync(['rev-parse', '--path-format=absolute', '--git-path', 'hooks'], root).trim() || join(root, '.git', 'hooks');
 }
 
 export function worktreeIdOf(gitDir: string, commonDir: string): string {

@@ -13,12 +13,12 @@
  *
  * Everything is built on first use: importing this module costs nothing.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { RULES } from './rules.js';
 import type { CompiledRule } from './types.js';
 import { MIN_ENTROPY_RUN, RUN_CLASS, runIsHighEntropy, shannonEntropy } from './entropy.js';
+import { crypto } from '../builtins.js';
 
 export const REDACTED = 'REDACTED';
 
@@ -129,7 +129,7 @@ function cacheFile(): string | null {
     env['ENTIRE_CACHE_DIR'] ||
     (env['XDG_CACHE_HOME'] ? join(env['XDG_CACHE_HOME'], 'entire') : env['HOME'] ? join(env['HOME'], '.cache', 'entire') : null);
   if (!dir) return null;
-  const h = createHash('sha256');
+  const h = crypto().createHash('sha256');
   for (const r of RULES) h.update(r.id + '\0' + r.keywords.join('\0') + '\n');
   return join(dir, `redact-automaton-${h.digest('hex').slice(0, 16)}.bin`);
 }

@@ -27,11 +27,11 @@
  * Cache files are named from the key only when it is a safe file name
  * (`[A-Za-z0-9][A-Za-z0-9._-]{0,127}`, no `..`), else from its SHA-256.
  */
-import { createHash } from 'node:crypto';
 import { promises as fsp, type Stats as FsStats } from 'node:fs';
 import { join } from 'node:path';
 import { redactJsonl } from './json.js';
 import { RULE_COUNT } from './rules.js';
+import { crypto } from '../builtins.js';
 
 /** Changes whenever redaction output can change: bump with rule edits. */
 export const ENGINE_ID = `redact-v1-${RULE_COUNT}`;
@@ -89,7 +89,7 @@ interface Cursor {
 /** File-name-safe form of a key (session id). */
 export function cacheKeyName(key: string): string {
   if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(key) && !key.includes('..')) return key;
-  return 'k-' + createHash('sha256').update(key).digest('hex').slice(0, 40);
+  return 'k-' + crypto().createHash('sha256').update(key).digest('hex').slice(0, 40);
 }
 
 /** Paths of the cache files for a key. */
@@ -109,7 +109,7 @@ export async function removeRedactionCache(cacheDir: string, key: string): Promi
 }
 
 function sha(buf: Buffer): string {
-  return createHash('sha256').update(buf).digest('hex');
+  return crypto().createHash('sha256').update(buf).digest('hex');
 }
 
 async function readAt(fh: fsp.FileHandle, position: number, length: number): Promise<Buffer> {

@@ -258,20 +258,30 @@ function reparse(ctx: Ctx, sid: string): boolean {
     ctx.dirty = true;
     return true;
   }
-  ctx.dirty = true;
   if (r === null) {
     delete ctx.index.entries[sid];
     ctx.parsed.delete(sid);
+    ctx.dirty = true;
     return false;
   }
+  const prev = ctx.index.entries[sid];
+  let next: IndexEntry;
   if (r.ok) {
-    ctx.index.entries[sid] = entryFromState(r.decoded.state, r.stamp);
+    next = entryFromState(r.decoded.state, r.stamp);
     ctx.parsed.set(sid, r.decoded);
   } else {
-    ctx.index.entries[sid] = corruptEntry(r.stamp, r.error.message, ctx.index.entries[sid]);
+    next = corruptEntry(r.stamp, r.error.message, prev);
     ctx.parsed.delete(sid);
   }
+  ctx.index.entries[sid] = next;
+  // re-reading an unchanged file must not rewrite the index on every hook
+  if (!prev || !sameEntry(prev, next)) ctx.dirty = true;
   return true;
+}
+
+function sameEntry(a: IndexEntry, b: IndexEntry): boolean {
+  const ka = Object.keys(a) as (keyof IndexEntry)[];
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 }
 
 function statStamp(path: string): FileStamp | null {

@@ -7,9 +7,9 @@
  * session in one process.
  */
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { EntireError } from '../errors.js';
 import { ensureDir, errnoCode, isNotFound, lockFilePath, sessionsDir, tryUnlink } from './paths.js';
+import { randomHex } from '../random.js';
 
 export const LOCK_STALE_MS = 30_000;
 export const LOCK_WAIT_MS = 5_000;
@@ -99,7 +99,7 @@ export function inspectLock(path: string, staleMs = LOCK_STALE_MS, now = Date.no
 type Attempt = { lock: SessionLock } | { retry: true; holderPid: number | null };
 
 function tryCreate(path: string): SessionLock | null {
-  const token = randomBytes(8).toString('hex');
+  const token = randomHex(8);
   let fd: number;
   try {
     fd = openSync(path, 'wx', 0o600);

@@ -15,11 +15,11 @@
  *                                 writes do not change the sessions dir's mtime
  */
 import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, type Stats } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { EntireError } from '../errors.js';
 import { decodeState, validateSessionId, type DecodedState } from './state.js';
 import { fault } from '../faults.js';
+import { randomHex } from '../random.js';
 
 export const SESSIONS_DIR_NAME = 'entire-sessions';
 export const LIVE_MARKER_NAME = 'LIVE';
@@ -101,7 +101,7 @@ export function errnoCode(e: unknown): string | undefined {
  * (inode, size and mtime survive the rename, so they identify this content).
  */
 export function writeFileAtomic(path: string, data: string | Buffer, options: { mode?: number; fsync?: boolean } = {}): Stats {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = `${path}.${process.pid}.${randomHex(4)}.tmp`;
   const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   let st: Stats;
   const fd = openSync(tmp, 'wx', options.mode ?? FILE_MODE);

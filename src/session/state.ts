@@ -4,10 +4,10 @@
  * kept and re-emitted after the known ones. Pure: no file I/O here.
  */
 import * as z from 'zod/mini';
-import { createHash } from 'node:crypto';
 import { encodeJson } from '../checkpoint/json.js';
 import { EntireError } from '../errors.js';
 import type { TokenUsage as BaseTokenUsage } from '../checkpoint/metadata.js';
+import { crypto } from '../builtins.js';
 
 export type Phase = 'idle' | 'active' | 'ended';
 
@@ -541,7 +541,7 @@ export function isLiveState(s: Pick<SessionState, 'phase' | 'turn_checkpoint_ids
 
 /** SHA-256 prefix of a worktree id, as used in shadow branch names (SPEC §2.1). */
 export function worktreeHash6(worktreeId: string): string {
-  return createHash('sha256').update(worktreeId, 'utf8').digest('hex').slice(0, 6);
+  return crypto().createHash('sha256').update(worktreeId, 'utf8').digest('hex').slice(0, 6);
 }
 
 /** `entire/<base7>-<wt6>` (SPEC §2.1). */

@@ -4,9 +4,9 @@
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { encodeJson } from '../checkpoint/json.js';
 import { validateSessionId } from '../session/state.js';
+import { randomHex } from '../random.js';
 
 export function tmpDir(root: string): string {
   return join(root, '.entire', 'tmp');
@@ -29,7 +29,7 @@ export function prePromptPath(root: string, sid: string): string {
 
 export function writeScratch(path: string, value: unknown): void {
   mkdirSync(join(path, '..'), { recursive: true, mode: 0o750 });
-  const tmp = `${path}.${process.pid}.${randomBytes(3).toString('hex')}.tmp`;
+  const tmp = `${path}.${process.pid}.${randomHex(3)}.tmp`;
   writeFileSync(tmp, encodeJson(value), { mode: 0o600 });
   renameSync(tmp, path);
 }

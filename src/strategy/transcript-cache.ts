@@ -5,13 +5,13 @@
  * (redacted) prompts seen so far; each hook reads only what was appended.
  * A transcript that shrank or was replaced invalidates everything.
  */
-import { createHash } from 'node:crypto';
 import { openSync, readSync, closeSync, fstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentAdapter, TranscriptAnalysis, TranscriptCursor } from '../agents/types.js';
 import type { BlobRef } from '../store/content.js';
 import { readScratch, writeScratch, tmpDir } from './scratch.js';
 import { validateSessionId } from '../session/state.js';
+import { crypto } from '../builtins.js';
 
 interface CacheFile {
   version: 1;
@@ -52,7 +52,7 @@ function headHash(path: string): { hash: string; size: number } | null {
     const size = fstatSync(fd).size;
     const buf = Buffer.alloc(Math.min(4096, size));
     readSync(fd, buf, 0, buf.length, 0);
-    return { hash: createHash('sha256').update(buf).digest('hex'), size };
+    return { hash: crypto().createHash('sha256').update(buf).digest('hex'), size };
   } catch {
     return null;
   } finally {

@@ -4,8 +4,6 @@
  * for append-only JSONL, so later turns cost only their new bytes).
  */
 import { readFileSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
 import { relative, isAbsolute, join } from 'node:path';
 import { getAgent, agentByDisplayName, DEFAULT_AGENT } from '../agents/registry.js';
 import type { AgentAdapter, AgentKey, TranscriptAnalysis } from '../agents/types.js';
@@ -17,6 +15,7 @@ import type { SessionState } from '../session/state.js';
 import { tmpDir } from './scratch.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { onExit } from '../exit-tasks.js';
+import { crypto, fsPromises } from '../builtins.js';
 
 /** The adapter of a session (state `agent_type` holds the display name, as in Go). */
 export async function adapterFor(state: Pick<SessionState, 'agent_type'> | null, fallback: AgentKey = DEFAULT_AGENT): Promise<AgentAdapter> {
@@ -94,7 +93,7 @@ export async function redactedTranscript(root: string, sessionId: string, adapte
       const u = await inc.updateRedactionCache({ sourcePath: path, cacheDir: join(tmpDir(root), 'redact'), key: sessionId });
       const load = async (): Promise<string> => {
         if (!u.cached) return u.appended + u.tail;
-        const fh = await open(u.outputPath, 'r');
+        const fh = await fsPromises().open(u.outputPath, 'r');
         try {
           const buf = Buffer.alloc(u.outputBytes);
           let off = 0;
@@ -136,8 +135,8 @@ export async function noteStoredTranscript(
   const text = await t.text();
   const buf = Buffer.from(text, 'utf8');
   if (buf.length > MAX_CHUNK_BYTES) return;
-  const oid = createHash(objectFormat).update(`blob ${buf.length}\0`).update(buf).digest('hex');
-  const sha256 = createHash('sha256').update(buf).digest('hex');
+  const oid = crypto().createHash(objectFormat).update(`blob ${buf.length}\0`).update(buf).digest('hex');
+  const sha256 = crypto().createHash('sha256').update(buf).digest('hex');
   transcriptCache(root, sessionId, adapter, path).setStoredBlob({ oid, bytes: buf.length, sha256 });
 }
 
@@ -172,7 +171,7 @@ export async function shadowTranscript(
   if (u.rebuilt) cache.setShadowChunks([]);
   const done = cache.shadowChunks().filter((c) => c.end < u.outputBytes);
   const nextStart = done.length > 0 ? done[done.length - 1]!.end + 1 : 0;
-  const fh = await open(u.outputPath, 'r');
+  const fh = await fsPromises().open(u.outputPath, 'r');
   let rest: Buffer;
   try {
     rest = Buffer.alloc(Math.max(0, u.outputBytes - nextStart));
@@ -188,8 +187,8 @@ export async function shadowTranscript(
   if (u.tail) rest = Buffer.concat([rest, Buffer.from(u.tail, 'utf8')]);
   const ranges = lineGroupRanges(rest, SHADOW_CHUNK_BYTES);
   const pieces = ranges.map(([a, b]) => rest.subarray(a, b));
-  const hashOf = (b: Buffer, algo: string) => createHash(algo).update(b).digest('hex');
-  const oidOf = (b: Buffer) => createHash(objectFormat).update(`blob ${b.length}\0`).update(b).digest('hex');
+  const hashOf = (b: Buffer, algo: string) => crypto().createHash(algo).update(b).digest('hex');
+  const oidOf = (b: Buffer) => crypto().createHash(objectFormat).update(`blob ${b.length}\0`).update(b).digest('hex');
   return {
     chunks: [...done.map((c) => ({ oid: c.oid })), ...pieces],
     remember(): void {

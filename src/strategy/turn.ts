@@ -3,7 +3,6 @@
  * and end (§6.7). Each runs under the session lock; the phase change of a
  * turn end happens even when saving the step failed.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { HookContext } from './context.js';
 import type { HookEvent, AgentAdapter } from '../agents/types.js';
@@ -29,9 +28,10 @@ import { fault } from './faults.js';
 import { pruneSessions } from '../session/prune.js';
 import { readRef } from '../git/refs.js';
 import { mark } from '../timing.js';
+import { randomHex } from '../random.js';
 
 export function newTurnId(): string {
-  return randomBytes(6).toString('hex');
+  return randomHex(6);
 }
 
 async function redactOne(s: string): Promise<string> {

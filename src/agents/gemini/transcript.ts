@@ -4,7 +4,6 @@
  * `type` is `user|gemini|info|error`, `content` a string or `[{text}]`.
  * Offsets are message indexes.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { EntireError } from '../../errors.js';
@@ -12,6 +11,7 @@ import { emptyAnalysis } from '../jsonl.js';
 import { homeDir } from '../paths.js';
 import { cleanPrompt } from '../text.js';
 import type { AnalyzeFileOptions, TranscriptAnalysis, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
+import { crypto } from '../../builtins.js';
 
 export const GEMINI_EDIT_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file', 'save_file', 'replace']);
 const PATH_KEYS = ['file_path', 'path', 'filename'] as const;
@@ -135,7 +135,7 @@ export function geminiFilePosition(path: string): TranscriptPositionResult {
 
 /** SHA-256 hex of the project root: Gemini's `projectHash`. */
 export function geminiProjectHash(repoRoot: string): string {
-  return createHash('sha256').update(resolve(repoRoot)).digest('hex');
+  return crypto().createHash('sha256').update(resolve(repoRoot)).digest('hex');
 }
 
 /**
@@ -149,7 +149,7 @@ export function geminiProjectRoot(doc: Obj, paths: readonly string[]): string | 
     if (!p.startsWith('/')) continue;
     let dir = dirname(p);
     for (;;) {
-      if (createHash('sha256').update(dir).digest('hex') === hash) return dir;
+      if (crypto().createHash('sha256').update(dir).digest('hex') === hash) return dir;
       const up = dirname(dir);
       if (up === dir) break;
       dir = up;

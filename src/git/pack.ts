@@ -1,0 +1,228 @@
+/**
+ * Reading objects out of one pack (`objects/pack/pack-*.pack` with its v2
+ * `.idx`), in-process: the idx is binary-searched with positional reads and
+ * only the wanted entries of the pack are read and inflated, so the cost is
+ * independent of the pack's size. Deltas (OFS_DELTA and REF_DELTA) are
+ * resolved here; a REF_DELTA base in another pack or loose is fetched through
+ * `lookupBase`. Formats: gitformat-pack(5).
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { inflateObject } from './inflate.js';
+
+export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
+
+export interface RawObject {
+  type: ObjectType;
+  data: Buffer;
+}
+
+const TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
+const OFS_DELTA = 6;
+const REF_DELTA = 7;
+/** Delta chains git writes are ≤ 50 deep (pack.depth, max 4095); anything deeper is corrupt. */
+const MAX_CHAIN = 10_000;
+
+/** Thrown for a pack we do not understand; callers fall back to git. */
+export class PackFormatError extends Error {}
+
+function readAt(fd: number, pos: number, len: number): Buffer {
+  const buf = Buffer.allocUnsafe(len);
+  let got = 0;
+  while (got < len) {
+    const n = readSync(fd, buf, got, len - got, pos + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got === len ? buf : buf.subarray(0, got);
+}
+
+/** One `.idx` (version 2) and its `.pack`, opened lazily and kept open. */
+export class Pack {
+  private idxFd = -1;
+  private packFd = -1;
+  private packSize = 0;
+  private count = 0;
+  private fanout: Buffer | null = null;
+  /** Recently inflated entries by offset: delta chains share their bases. */
+  private cache = new Map<number, RawObject>();
+  private cacheBytes = 0;
+
+  constructor(
+    readonly idxPath: string,
+    private readonly hashLen: number,
+  ) {}
+
+  private open(): void {
+    if (this.fanout) return;
+    const fd = openSync(this.idxPath, 'r');
+    try {
+      const head = readAt(fd, 0, 8 + 256 * 4);
+      if (head.length < 8 + 1024 || head.readUInt32BE(0) !== 0xff744f63 || head.readUInt32BE(4) !== 2) {
+        throw new PackFormatError(`unsupported pack index ${this.idxPath}`);
+      }
+      this.fanout = head.subarray(8);
+      this.count = this.fanout.readUInt32BE(255 * 4);
+      this.idxFd = fd;
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+    const packPath = this.idxPath.slice(0, -4) + '.pack';
+    this.packFd = openSync(packPath, 'r');
+    this.packSize = fstatSync(this.packFd).size;
+  }
+
+  close(): void {
+    if (this.idxFd >= 0) closeSync(this.idxFd);
+    if (this.packFd >= 0) closeSync(this.packFd);
+    this.idxFd = this.packFd = -1;
+    this.fanout = null;
+    this.cache.clear();
+    this.cacheBytes = 0;
+  }
+
+  /** The pack offset of `oid` (raw bytes), or -1. */
+  find(oid: Buffer): number {
+    this.open();
+    const fan = this.fanout!;
+    const first = oid[0]!;
+    let lo = first === 0 ? 0 : fan.readUInt32BE((first - 1) * 4);
+    let hi = fan.readUInt32BE(first * 4);
+    const H = this.hashLen;
+    const names = 8 + 1024;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = readAt(this.idxFd, names + mid * H, H).compare(oid);
+      if (c === 0) return this.offsetAt(mid);
+      if (c < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return -1;
+  }
+
+  private offsetAt(i: number): number {
+    const n = this.count;
+    const H = this.hashLen;
+    const offs = 8 + 1024 + n * H + n * 4;
+    const v = readAt(this.idxFd, offs + i * 4, 4).readUInt32BE(0);
+    if ((v & 0x80000000) === 0) return v;
+    const big = readAt(this.idxFd, offs + n * 4 + (v & 0x7fffffff) * 8, 8);
+    return big.readUInt32BE(0) * 2 ** 32 + big.readUInt32BE(4);
+  }
+
+  /** The object at `offset`, deltas applied. */
+  read(offset: number, lookupBase: (oid: string) => RawObject | null, depth = 0): RawObject {
+    const hit = this.cache.get(offset);
+    if (hit) return hit;
+    if (depth > MAX_CHAIN) throw new PackFormatError('delta chain too deep');
+    const H = this.hashLen;
+    const head = readAt(this.packFd, offset, 32 + H);
+    let p = 0;
+    let c = head[p++]!;
+    const type = (c >> 4) & 7;
+    let size = c & 15;
+    let shift = 4;
+    while (c & 0x80) {
+      c = head[p++]!;
+      size += (c & 0x7f) * 2 ** shift;
+      shift += 7;
+    }
+    let base: RawObject | null = null;
+    if (type === OFS_DELTA) {
+      c = head[p++]!;
+      let rel = c & 0x7f;
+      while (c & 0x80) {
+        c = head[p++]!;
+        rel = (rel + 1) * 128 + (c & 0x7f);
+      }
+      base = this.read(offset - rel, lookupBase, depth + 1);
+    } else if (type === REF_DELTA) {
+      const baseOid = head.subarray(p, p + H).toString('hex');
+      p += H;
+      base = lookupBase(baseOid);
+      if (!base) throw new PackFormatError(`delta base ${baseOid} not found`);
+    } else if (!TYPES[type]) {
+      throw new PackFormatError(`unknown pack entry type ${type}`);
+    }
+    const data = this.inflateAt(offset + p, size);
+    const obj: RawObject = base ? { type: base.type, data: applyDelta(base.data, data) } : { type: TYPES[type]!, data };
+    this.remember(offset, obj);
+    return obj;
+  }
+
+  private inflateAt(pos: number, size: number): Buffer {
+    const end = this.packSize - this.hashLen; // the trailing checksum
+    // deflate never expands by more than ~0.1 % plus a few bytes (zlib's deflateBound)
+    let want = Math.min(size + (size >>> 9) + 64, end - pos);
+    for (;;) {
+      const z = readAt(this.packFd, pos, want);
+      try {
+        const out = inflateObject(z, size);
+        if (out.length !== size) throw new PackFormatError(`entry inflates to ${out.length} bytes, header says ${size}`);
+        return out;
+      } catch (e) {
+        if (e instanceof PackFormatError || want >= end - pos) throw e;
+        want = end - pos; // stream longer than the bound (should not happen): read to the end
+      }
+    }
+  }
+
+  private remember(offset: number, obj: RawObject): void {
+    if (obj.data.length > 1 << 20) return;
+    if (this.cache.size >= 256 || this.cacheBytes > 16 << 20) {
+      this.cache.clear();
+      this.cacheBytes = 0;
+    }
+    this.cache.set(offset, obj);
+    this.cacheBytes += obj.data.length;
+  }
+}
+
+function deltaVarint(d: Buffer, p: { i: number }): number {
+  let v = 0;
+  let shift = 0;
+  let c: number;
+  do {
+    c = d[p.i++]!;
+    v += (c & 0x7f) * 2 ** shift;
+    shift += 7;
+  } while (c & 0x80);
+  return v;
+}
+
+/** Apply a git delta (copy/insert instructions) to `base`. */
+export function applyDelta(base: Buffer, delta: Buffer): Buffer {
+  const p = { i: 0 };
+  const srcSize = deltaVarint(delta, p);
+  if (srcSize !== base.length) throw new PackFormatError('delta base size mismatch');
+  const dstSize = deltaVarint(delta, p);
+  const out = Buffer.allocUnsafe(dstSize);
+  let o = 0;
+  while (p.i < delta.length) {
+    const op = delta[p.i++]!;
+    if (op & 0x80) {
+      let off = 0;
+      let len = 0;
+      if (op & 0x01) off |= delta[p.i++]!;
+      if (op & 0x02) off |= delta[p.i++]! << 8;
+      if (op & 0x04) off |= delta[p.i++]! << 16;
+      if (op & 0x08) off += delta[p.i++]! * 2 ** 24;
+      if (op & 0x10) len |= delta[p.i++]!;
+      if (op & 0x20) len |= delta[p.i++]! << 8;
+      if (op & 0x40) len |= delta[p.i++]! << 16;
+      if (len === 0) len = 0x10000;
+      if (off + len > base.length || o + len > dstSize) throw new PackFormatError('delta copy out of range');
+      base.copy(out, o, off, off + len);
+      o += len;
+    } else if (op !== 0) {
+      if (p.i + op > delta.length || o + op > dstSize) throw new PackFormatError('delta insert out of range');
+      delta.copy(out, o, p.i, p.i + op);
+      p.i += op;
+      o += op;
+    } else {
+      throw new PackFormatError('delta opcode 0');
+    }
+  }
+  if (o !== dstSize) throw new PackFormatError('delta result size mismatch');
+  return out;
+}
