@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: ['test/stress/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts', 'test/stress/counts-setup.ts'],
+    setupFiles: ['test/helpers/cleanup.ts'],
     testTimeout: 180_000,
     hookTimeout: 120_000,
     pool: 'forks',

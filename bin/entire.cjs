@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// Launcher (SPEC §10): runs dist/entire.cjs through a V8 code cache kept
+// Launcher (SPEC §10): runs dist/entire.cjs (or dist/hooks.cjs) through a V8 code cache kept
 // outside the install directory, so start-up skips parsing and compiling.
 // Kept tiny and dependency-free: it runs before anything else on every hook.
 const fs = require('fs');
@@ -8,7 +8,9 @@ const path = require('path');
 const vm = require('vm');
 const Module = require('module');
 
-const bundle = path.join(__dirname, '..', 'dist', 'entire.cjs');
+// Hooks have their own, smaller bundle (scripts/build.mjs): less to deserialize on every commit.
+const full = path.join(__dirname, '..', 'dist', 'entire.cjs');
+let bundle = process.argv[2] === 'hooks' ? path.join(__dirname, '..', 'dist', 'hooks.cjs') : full;
 
 function cacheDir() {
   const base = process.env.ENTIRE_CACHE_DIR ||
@@ -22,7 +24,13 @@ function run() {
   let source;
   let st;
   try {
-    st = fs.statSync(bundle);
+    try {
+      st = fs.statSync(bundle);
+    } catch (e) {
+      if (bundle === full) throw e;
+      bundle = full; // an older build without the hooks bundle
+      st = fs.statSync(bundle);
+    }
     // esbuild writes ASCII only (non-ASCII is escaped), so latin1 decodes it exactly and faster
     source = fs.readFileSync(bundle, 'latin1');
   } catch (e) {

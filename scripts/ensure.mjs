@@ -25,7 +25,8 @@ if (!existsSync(join(root, 'node_modules', 'esbuild')) || !existsSync(join(root,
     stdio: 'inherit',
   });
 }
-const bundle = join(root, 'dist', 'entire.cjs');
-if (!existsSync(bundle) || statSync(bundle).mtimeMs < Math.max(newest(join(root, 'src')), statSync(join(root, 'package.json')).mtimeMs)) {
+const sources = Math.max(newest(join(root, 'src')), statSync(join(root, 'package.json')).mtimeMs, statSync(join(root, 'scripts', 'build.mjs')).mtimeMs);
+const stale = (b) => !existsSync(b) || statSync(b).mtimeMs < sources;
+if (stale(join(root, 'dist', 'entire.cjs')) || stale(join(root, 'dist', 'hooks.cjs'))) {
   execSync(`"${process.execPath}" scripts/build.mjs`, { cwd: root, stdio: 'inherit' });
 }

@@ -6,9 +6,17 @@ export const METADATA_BRANCH = 'entire/checkpoints/v1';
 export const METADATA_REF = 'refs/heads/entire/checkpoints/v1';
 export const METADATA_REMOTE_REF = 'refs/remotes/origin/entire/checkpoints/v1';
 
+// the main worktree's is constant (SHA-256 of ""): most hooks need no hashing at all
+const hashes = new Map<string, string>([['', 'e3b0c4']]);
+
 /** First 6 hex of SHA-256 of the worktree ID (`""` for the main worktree). */
 export function worktreeHash(worktreeId: string): string {
-  return crypto().createHash('sha256').update(worktreeId, 'utf8').digest('hex').slice(0, 6);
+  let h = hashes.get(worktreeId);
+  if (h === undefined) {
+    h = crypto().createHash('sha256').update(worktreeId, 'utf8').digest('hex').slice(0, 6);
+    hashes.set(worktreeId, h);
+  }
+  return h;
 }
 
 export function shadowBranchName(baseCommit: string, worktreeId: string): string {

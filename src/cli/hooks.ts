@@ -34,6 +34,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
   try {
     if (!group || !verb) return;
     const { openHookContext } = await import('../strategy/context.js');
+    mark('context modules loaded');
     const component = group === 'git' ? 'git-hooks' : 'agent-hooks';
     if (group === 'git') {
       const opened = await openHookContext(process.cwd(), component, verb, { inheritedIndexFile: process.env['GIT_INDEX_FILE'] });

@@ -121,6 +121,27 @@ export function resetGitEnvForTests(): void {
   baseEnv = undefined;
 }
 
+/**
+ * runGit through spawnSync, for short commands on hook paths (a ref
+ * transaction). A process's first asynchronous spawn sets up pipes and the
+ * stream machinery, about 5 ms on the bench VM before git even starts; a
+ * synchronous spawn skips that and blocks only while git runs, which the
+ * caller would await anyway.
+ */
+export function runGitSync(args: readonly string[], opts: GitOptions): GitResult {
+  const r = childProcess().spawnSync('git', args as string[], {
+    cwd: opts.cwd,
+    env: envFor(opts),
+    input: opts.input ?? '',
+    maxBuffer: 256 * 1024 * 1024,
+    ...(opts.timeoutMs ? { timeout: opts.timeoutMs, killSignal: 'SIGKILL' as const } : {}),
+  });
+  if (r.error && r.status === null && r.signal === null) throw new EntireError('GIT_FAILED', `cannot run git ${args[0] ?? ''}`, { cause: r.error });
+  const result: GitResult = { stdout: r.stdout ?? Buffer.alloc(0), stderr: (r.stderr ?? Buffer.alloc(0)).toString('utf8'), code: r.status ?? 128 };
+  if (result.code !== 0 && !opts.allowFailure) throw gitError(args, result);
+  return result;
+}
+
 /** A short synchronous git call (stdout as text, '' on failure); for getters that cannot await. */
 export function gitSync(args: readonly string[], cwd: string): string {
   const r = childProcess().spawnSync('git', args as string[], { cwd, env: gitBaseEnv(), encoding: 'utf8' });

@@ -1,6 +1,7 @@
 /** Ref reads and compare-and-swap updates (SPEC §2.9, P7). */
 import { EntireError } from '../errors.js';
-import { runGit, splitZ } from './exec.js';
+import { runGit, runGitSync, splitZ } from './exec.js';
+import { updateRefsInProcess } from './ref-files.js';
 import { zeroOid, type Repo } from './repo.js';
 
 /** The commit a ref points at, or null. Served by the long-lived cat-file (no spawn). */
@@ -35,7 +36,10 @@ export async function updateRefs(repo: Repo, updates: RefUpdate[], message = 'en
     const old = u.oldOid === undefined ? '' : ` ${u.oldOid ?? zero}`;
     return `update ${u.ref} ${u.newOid}${old}`;
   });
-  const r = await runGit(['update-ref', '-m', message, '--stdin'], { cwd: repo.root, input: lines.join('\n') + '\n', allowFailure: true });
+  const local = updateRefsInProcess(repo, updates, message);
+  if (local !== undefined) return local;
+  // synchronous: cheaper than a first asynchronous spawn on hook paths (see runGitSync)
+  const r = runGitSync(['update-ref', '-m', message, '--stdin'], { cwd: repo.root, input: lines.join('\n') + '\n', allowFailure: true });
   if (r.code === 0) return 'ok';
   if (/but expected|reference already exists|unable to resolve reference|does not exist|is at .* but/i.test(r.stderr)) return 'race';
   throw new EntireError('GIT_FAILED', `cannot update ${updates.map((u) => u.ref).join(', ')}: ${r.stderr.trim().split('\n')[0] ?? ''}`);

@@ -31,6 +31,8 @@ export interface Repo {
   readonly objects: ObjectReader;
   /** HEAD's commit when the repository was opened (null: no commits yet). */
   readonly initialHead: string | null;
+  /** Refs are known to be in the files backend (loose files and packed-refs), readable and writable here. */
+  readonly filesRefs: boolean;
 }
 
 export const EMPTY_TREE: Record<ObjectFormat, string> = {
@@ -66,6 +68,7 @@ export async function openRepo(cwd: string, opts: { inheritedIndexFile?: string;
         hookIndexFile: inherited ? (isAbsolute(inherited) ? inherited : resolve(cwd, inherited)) : undefined,
         objects: new ObjectReader(d.root, d.objectFormat, localObjects(d.gitDir, d.commonDir, d.objectFormat, true)),
         initialHead: d.head,
+        filesRefs: true, // discoverRepo gives up on any other ref storage
       };
     }
   }
@@ -97,6 +100,7 @@ export async function openRepo(cwd: string, opts: { inheritedIndexFile?: string;
     // refs are left to git here: this path also serves ref stores other than files
     objects: new ObjectReader(root, objectFormat, localObjects(gitDir, commonDir, objectFormat, false)),
     initialHead: head,
+    filesRefs: false,
   };
   return repo;
 }

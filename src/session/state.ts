@@ -4,10 +4,11 @@
  * kept and re-emitted after the known ones. Pure: no file I/O here.
  */
 import * as z from 'zod/mini';
+import * as shape from '../shape.js';
+import { shadowBranchName as shadowBranchOf } from '../checkpoint/shadow.js';
 import { encodeJson } from '../checkpoint/json.js';
 import { EntireError } from '../errors.js';
 import type { TokenUsage as BaseTokenUsage } from '../checkpoint/metadata.js';
-import { crypto } from '../builtins.js';
 
 export type Phase = 'idle' | 'active' | 'ended';
 
@@ -173,69 +174,137 @@ export function validateSessionId(sid: unknown): asserts sid is string {
 // ---------------------------------------------------------------------------
 // Schema (shape check of the raw JSON; normalisation is done by hand below)
 
-const zStr = z.nullish(z.string());
-const zInt = z.nullish(z.int());
-const zStrArr = z.nullish(z.array(z.string()));
+// zod builds on first use only: the hand checks below (src/shape.ts) answer for valid files
+function buildSchemas() {
+  const zStr = z.nullish(z.string());
+  const zInt = z.nullish(z.int());
+  const zStrArr = z.nullish(z.array(z.string()));
+  const TokenUsage = z.looseObject({
+    input_tokens: zInt,
+    cache_creation_tokens: zInt,
+    cache_read_tokens: zInt,
+    output_tokens: zInt,
+    api_call_count: zInt,
+    subagent_tokens: z.nullish(z.unknown()),
+  });
+  const Pending = z.looseObject({
+    checkpoint_id: z.string(),
+    commit: zStr,
+    files: zStrArr,
+    transcript_start: zInt,
+    transcript_end: zInt,
+    step_count: zInt,
+    turn_id: zStr,
+    shadow_branch: zStr,
+    attempts: zInt,
+    last_error: zStr,
+    first_failed_at: zStr,
+  });
+  const Failure = z.looseObject({
+    attempts: zInt,
+    last_error: zStr,
+    first_failed_at: zStr,
+  });
+  const State = z.looseObject({
+    session_id: zStr,
+    cli_version: zStr,
+    base_commit: zStr,
+    attribution_base_commit: zStr,
+    worktree_path: zStr,
+    worktree_id: zStr,
+    started_at: zStr,
+    ended_at: zStr,
+    phase: zStr,
+    turn_id: zStr,
+    turn_checkpoint_ids: zStrArr,
+    last_interaction_time: zStr,
+    checkpoint_count: zInt,
+    checkpoint_transcript_start: zInt,
+    condensed_transcript_lines: zInt,
+    transcript_lines_at_start: zInt,
+    untracked_files_at_start: zStrArr,
+    files_touched: zStrArr,
+    last_checkpoint_id: zStr,
+    agent_type: zStr,
+    token_usage: z.nullish(z.unknown()),
+    transcript_identifier_at_start: zStr,
+    transcript_path: zStr,
+    first_prompt: zStr,
+    prompt_attributions: z.nullish(z.array(z.unknown())),
+    pending_prompt_attribution: z.nullish(z.unknown()),
+    pending_condensations: z.nullish(z.array(Pending)),
+    finalize_failures: z.nullish(z.record(z.string(), Failure)),
+  });
+  return { TokenUsage, Pending, Failure, State };
+}
+let schemas: ReturnType<typeof buildSchemas> | undefined;
+/** The zod schemas: the authority on what a state file may hold (shape check of the raw JSON). */
+export const stateSchemas = (): ReturnType<typeof buildSchemas> => (schemas ??= buildSchemas());
 
-const TokenUsageSchema = z.looseObject({
-  input_tokens: zInt,
-  cache_creation_tokens: zInt,
-  cache_read_tokens: zInt,
-  output_tokens: zInt,
-  api_call_count: zInt,
-  subagent_tokens: z.nullish(z.unknown()),
-});
+const sStr = shape.nullish(shape.str);
+const sInt = shape.nullish(shape.int);
+const sStrArr = shape.nullish(shape.arrayOf(shape.str));
+/** Hand-written mirrors of the schemas (src/shape.ts). */
+export const stateShapes = (() => {
+  const TokenUsage = shape.looseObject({
+    input_tokens: sInt,
+    cache_creation_tokens: sInt,
+    cache_read_tokens: sInt,
+    output_tokens: sInt,
+    api_call_count: sInt,
+    subagent_tokens: shape.nullish(shape.unknown),
+  });
+  const Pending = shape.looseObject({
+    checkpoint_id: shape.str,
+    commit: sStr,
+    files: sStrArr,
+    transcript_start: sInt,
+    transcript_end: sInt,
+    step_count: sInt,
+    turn_id: sStr,
+    shadow_branch: sStr,
+    attempts: sInt,
+    last_error: sStr,
+    first_failed_at: sStr,
+  });
+  const Failure = shape.looseObject({ attempts: sInt, last_error: sStr, first_failed_at: sStr });
+  const State = shape.looseObject({
+    session_id: sStr,
+    cli_version: sStr,
+    base_commit: sStr,
+    attribution_base_commit: sStr,
+    worktree_path: sStr,
+    worktree_id: sStr,
+    started_at: sStr,
+    ended_at: sStr,
+    phase: sStr,
+    turn_id: sStr,
+    turn_checkpoint_ids: sStrArr,
+    last_interaction_time: sStr,
+    checkpoint_count: sInt,
+    checkpoint_transcript_start: sInt,
+    condensed_transcript_lines: sInt,
+    transcript_lines_at_start: sInt,
+    untracked_files_at_start: sStrArr,
+    files_touched: sStrArr,
+    last_checkpoint_id: sStr,
+    agent_type: sStr,
+    token_usage: shape.nullish(shape.unknown),
+    transcript_identifier_at_start: sStr,
+    transcript_path: sStr,
+    first_prompt: sStr,
+    prompt_attributions: shape.nullish(shape.arrayOf(shape.unknown)),
+    pending_prompt_attribution: shape.nullish(shape.unknown),
+    pending_condensations: shape.nullish(shape.arrayOf(Pending)),
+    finalize_failures: shape.nullish(shape.recordOf(Failure)),
+  });
+  return { TokenUsage, Pending, Failure, State };
+})();
 
-const PendingSchema = z.looseObject({
-  checkpoint_id: z.string(),
-  commit: zStr,
-  files: zStrArr,
-  transcript_start: zInt,
-  transcript_end: zInt,
-  step_count: zInt,
-  turn_id: zStr,
-  shadow_branch: zStr,
-  attempts: zInt,
-  last_error: zStr,
-  first_failed_at: zStr,
-});
-
-const FailureSchema = z.looseObject({
-  attempts: zInt,
-  last_error: zStr,
-  first_failed_at: zStr,
-});
-
-const StateSchema = z.looseObject({
-  session_id: zStr,
-  cli_version: zStr,
-  base_commit: zStr,
-  attribution_base_commit: zStr,
-  worktree_path: zStr,
-  worktree_id: zStr,
-  started_at: zStr,
-  ended_at: zStr,
-  phase: zStr,
-  turn_id: zStr,
-  turn_checkpoint_ids: zStrArr,
-  last_interaction_time: zStr,
-  checkpoint_count: zInt,
-  checkpoint_transcript_start: zInt,
-  condensed_transcript_lines: zInt,
-  transcript_lines_at_start: zInt,
-  untracked_files_at_start: zStrArr,
-  files_touched: zStrArr,
-  last_checkpoint_id: zStr,
-  agent_type: zStr,
-  token_usage: z.nullish(z.unknown()),
-  transcript_identifier_at_start: zStr,
-  transcript_path: zStr,
-  first_prompt: zStr,
-  prompt_attributions: z.nullish(z.array(z.unknown())),
-  pending_prompt_attribution: z.nullish(z.unknown()),
-  pending_condensations: z.nullish(z.array(PendingSchema)),
-  finalize_failures: z.nullish(z.record(z.string(), FailureSchema)),
-});
+type Schemas = ReturnType<typeof buildSchemas>;
+const parseTokenUsage = (raw: unknown) => shape.parseWith<z.infer<Schemas['TokenUsage']>>(raw, stateShapes.TokenUsage, () => stateSchemas().TokenUsage);
+const parsePending = (raw: unknown) => shape.parseWith<z.infer<Schemas['Pending']>>(raw, stateShapes.Pending, () => stateSchemas().Pending);
+const parseStateShape = (raw: unknown) => shape.parseWith<z.infer<Schemas['State']>>(raw, stateShapes.State, () => stateSchemas().State);
 
 function issuesText(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
   return error.issues
@@ -262,7 +331,7 @@ const PENDING_KEY_SET: ReadonlySet<string> = new Set(PENDING_KEYS);
 const FAILURE_KEY_SET: ReadonlySet<string> = new Set(FAILURE_KEYS);
 
 function decodeTokenUsage(raw: unknown, path: string, depth = 0): TokenUsage {
-  const r = TokenUsageSchema.safeParse(raw);
+  const r = parseTokenUsage(raw);
   if (!r.success || depth > 8) {
     throw new EntireError('CORRUPT_STATE', `${path}: ${r.success ? 'nested too deeply' : issuesText(r.error)}`);
   }
@@ -284,7 +353,7 @@ function decodeTokenUsage(raw: unknown, path: string, depth = 0): TokenUsage {
 
 /** Decode one pending condensation (state entry or side file). Throws CORRUPT_STATE. */
 export function decodePendingCondensation(raw: unknown, where = 'pending condensation'): PendingCondensation {
-  const r = PendingSchema.safeParse(raw);
+  const r = parsePending(raw);
   if (!r.success) throw new EntireError('CORRUPT_STATE', `${where}: ${issuesText(r.error)}`);
   const v = r.data;
   const out: PendingCondensation = {
@@ -343,7 +412,7 @@ export function parseState(raw: unknown, opts: { where?: string; sessionId?: str
       detail: { path: opts.where },
     });
   if (!isPlainObject(raw)) throw corrupt('not a JSON object');
-  const r = StateSchema.safeParse(raw);
+  const r = parseStateShape(raw);
   if (!r.success) throw corrupt(issuesText(r.error));
   const v = r.data;
   const warnings: string[] = [];
@@ -539,12 +608,7 @@ export function isLiveState(s: Pick<SessionState, 'phase' | 'turn_checkpoint_ids
   return s.phase !== 'ended' || hasPendingWork(s) || nonEmptyArray(s.files_touched);
 }
 
-/** SHA-256 prefix of a worktree id, as used in shadow branch names (SPEC §2.1). */
-export function worktreeHash6(worktreeId: string): string {
-  return crypto().createHash('sha256').update(worktreeId, 'utf8').digest('hex').slice(0, 6);
-}
-
-/** `entire/<base7>-<wt6>` (SPEC §2.1). */
+/** `entire/<base7>-<wt6>` (SPEC §2.1), for a state whose worktree id may be absent. */
 export function shadowBranchName(baseCommit: string, worktreeId: string | undefined): string {
-  return `entire/${baseCommit.slice(0, 7)}-${worktreeHash6(worktreeId ?? '')}`;
+  return shadowBranchOf(baseCommit, worktreeId ?? '');
 }

@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as z from 'zod/mini';
+import * as shape from '../shape.js';
 import { encodeJson } from '../checkpoint/json.js';
 import { EntireError } from '../errors.js';
 import { writeFileAtomic } from '../session/paths.js';
@@ -61,13 +62,26 @@ export interface LoadedSettings {
   configured: boolean;
 }
 
-const SettingsSchema = z.looseObject({
-  strategy: z.nullish(z.string()),
-  enabled: z.nullish(z.boolean()),
-  local_dev: z.nullish(z.boolean()),
-  log_level: z.nullish(z.string()),
-  strategy_options: z.nullish(z.record(z.string(), z.unknown())),
-  telemetry: z.nullish(z.boolean()),
+// zod builds on first use only: the hand check (src/shape.ts) answers for valid files
+let settingsSchema: ReturnType<typeof buildSettingsSchema> | undefined;
+function buildSettingsSchema() {
+  return z.looseObject({
+    strategy: z.nullish(z.string()),
+    enabled: z.nullish(z.boolean()),
+    local_dev: z.nullish(z.boolean()),
+    log_level: z.nullish(z.string()),
+    strategy_options: z.nullish(z.record(z.string(), z.unknown())),
+    telemetry: z.nullish(z.boolean()),
+  });
+}
+export const SettingsSchema = (): ReturnType<typeof buildSettingsSchema> => (settingsSchema ??= buildSettingsSchema());
+export const settingsShape = shape.looseObject({
+  strategy: shape.nullish(shape.str),
+  enabled: shape.nullish(shape.bool),
+  local_dev: shape.nullish(shape.bool),
+  log_level: shape.nullish(shape.str),
+  strategy_options: shape.nullish(shape.recordOf(shape.unknown)),
+  telemetry: shape.nullish(shape.bool),
 });
 
 const KNOWN: ReadonlySet<string> = new Set(SETTINGS_KEYS);
@@ -105,7 +119,7 @@ function parseRaw(text: string, path: string): Record<string, unknown> {
 }
 
 function toSettings(raw: Record<string, unknown>, path: string): EntireSettings {
-  const r = SettingsSchema.safeParse(raw);
+  const r = shape.parseWith<z.infer<ReturnType<typeof buildSettingsSchema>>>(raw, settingsShape, SettingsSchema);
   if (!r.success) {
     const issue = r.error.issues[0];
     const where = issue ? issue.path.map(String).join('.') : '';

@@ -36,8 +36,10 @@ export interface SessionWrite {
   /** Whole transcript; plain text is redacted here. null = none stored. */
   transcript: TranscriptInput;
   format: 'jsonl' | 'json';
-  /** User prompts (redacted here). */
+  /** User prompts (redacted here, unless `promptsRedacted`). */
   prompts: string[];
+  /** The prompts come redacted (the transcript cache's): skip loading the redactor. */
+  promptsRedacted?: boolean;
   filesTouched: string[];
   checkpointsCount: number;
   branch?: string;
@@ -62,6 +64,7 @@ export interface SessionUpdate {
   transcript: TranscriptInput;
   format: 'jsonl' | 'json';
   prompts: string[];
+  promptsRedacted?: boolean;
   /** Replace the slot's token usage when given (SPEC §6.6 step 3). */
   tokenUsage?: TokenUsage;
 }
@@ -83,8 +86,8 @@ async function redactedTranscript(t: TranscriptInput, format: 'jsonl' | 'json'):
   return Buffer.from((await redact()).redactTranscript(t, format), 'utf8');
 }
 
-async function redactedPrompts(prompts: string[]): Promise<string[]> {
-  if (prompts.length === 0) return [];
+async function redactedPrompts(prompts: string[], already = false): Promise<string[]> {
+  if (prompts.length === 0 || already) return prompts;
   const r = await redact();
   return prompts.map((p) => r.redactString(p));
 }
@@ -147,7 +150,7 @@ export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promis
   // a checkpoint links a commit; without one there is nothing to link
   if (!(await repo.objects.read('HEAD^{commit}'))) throw new EntireError('NO_COMMITS', 'the repository has no commits yet');
   const transcript = await redactedTranscript(w.transcript, w.format);
-  const prompts = await redactedPrompts(w.prompts);
+  const prompts = await redactedPrompts(w.prompts, w.promptsRedacted);
   mark('store: redacted inputs');
   await ensureMetadataBranch(repo);
   mark('store: branch ensured');
@@ -212,7 +215,7 @@ export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promis
 export async function updateCommittedSession(repo: Repo, u: SessionUpdate): Promise<{ changed: boolean; commit: string | null }> {
   assertCheckpointId(u.checkpointId);
   const transcript = await redactedTranscript(u.transcript, u.format);
-  const prompts = await redactedPrompts(u.prompts);
+  const prompts = await redactedPrompts(u.prompts, u.promptsRedacted);
   const res = await casWrite(repo, METADATA_REF, async (tip) => {
     const dir = tip ? await loadCheckpointDir(repo, tip, u.checkpointId) : null;
     if (!tip || !dir) throw new EntireError('CHECKPOINT_NOT_FOUND', `checkpoint ${u.checkpointId} not found`);

@@ -40,6 +40,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
   const shadow = req.shadowBranch ?? (state.base_commit ? shadowBranchName(state.base_commit, ctx.repo.worktreeId) : '');
   let transcript: PreRedacted | string | null = null;
   let prompts: string[] = [];
+  let promptsRedacted = false;
   let usage: TokenUsage | undefined;
   let position = start;
   if (path && readableTranscript(path)) {
@@ -54,6 +55,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
       position = req.transcriptEnd;
     }
     prompts = await promptsOf(adapter, path, owner);
+    promptsRedacted = true; // the transcript cache redacts them
     const ranged = analyze(adapter, path, start, owner);
     mark('condense: analysed');
     usage = toMetaUsage(ranged?.tokenUsage);
@@ -73,6 +75,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     transcript,
     format: adapter.transcriptFormat,
     prompts,
+    promptsRedacted,
     filesTouched: req.files,
     checkpointsCount: req.stepCount ?? state.checkpoint_count ?? 0,
     branch: ctx.branch ?? undefined,

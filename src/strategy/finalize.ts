@@ -83,6 +83,7 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
         transcript,
         format: adapter.transcriptFormat,
         prompts,
+        promptsRedacted: true, // promptsOf: from the transcript cache, redacted
         tokenUsage: usage,
       });
       fault('finalize-after-update');

@@ -181,3 +181,17 @@ describe('inflate (small-object decoder)', () => {
     expect(() => inflateObject(z.subarray(0, 6), 2000)).toThrow(/unexpected end/);
   });
 });
+
+describe('compressLoose (src/git/odb.ts)', () => {
+  it('writes zlib streams every reader accepts: stored blocks when small, deflate when big', async () => {
+    const { compressLoose } = await import('../../src/git/odb.js');
+    const { inflateSync } = await import('node:zlib');
+    for (const n of [0, 1, 100, 5552, 5553, 32 * 1024, 32 * 1024 + 1, 200_000]) {
+      const raw = n % 2 ? randomBytes(n) : Buffer.alloc(n, 'ab');
+      const z = compressLoose(raw);
+      expect(inflateSync(z).equals(raw), `size ${n}`).toBe(true); // zlib checks the Adler-32 too
+      expect(inflateZlib(z).equals(raw)).toBe(true);
+      if (n <= 32 * 1024) expect(z.length).toBe(n + 11);
+    }
+  });
+});

@@ -1,0 +1,119 @@
+/**
+ * In-process ref transactions (src/git/ref-files.ts) must leave exactly
+ * what `git update-ref --stdin` leaves: refs, reflogs, no locks; detect
+ * races; and defer to git for the cases they do not handle.
+ */
+import { describe, it, expect, afterAll } from 'vitest';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeRepo, cleanupAll, type TempRepo } from '../helpers/repo.js';
+import { withEnv } from '../helpers/env.js';
+import { openRepo, type Repo } from '../../src/git/repo.js';
+import { updateRefsInProcess } from '../../src/git/ref-files.js';
+import { updateRefs } from '../../src/git/refs.js';
+
+afterAll(cleanupAll);
+
+async function withRepo<T>(t: TempRepo, fn: (r: Repo) => Promise<T> | T): Promise<T> {
+  return withEnv(t.env, async () => {
+    const r = await openRepo(t.dir, { fast: true });
+    try {
+      return await fn(r);
+    } finally {
+      r.objects.close();
+    }
+  });
+}
+
+function setup(): { t: TempRepo; a: string; b: string } {
+  const t = makeRepo();
+  const a = t.git(['rev-parse', 'HEAD']).trim();
+  t.write('x.txt', 'x\n');
+  const b = t.commitAll('second');
+  return { t, a, b };
+}
+
+const REF = 'refs/heads/entire/checkpoints/v1';
+const SHADOW = 'refs/heads/entire/abc1234-e3b0c4';
+
+describe('in-process ref transactions (files backend)', () => {
+  it('creates, moves and deletes refs with the reflog git writes, and leaves no lock', async () => {
+    const { t, a, b } = setup();
+    await withRepo(t, (r) => {
+      expect(updateRefsInProcess(r, [{ ref: REF, newOid: a, oldOid: null }], 'entire')).toBe('ok');
+      expect(updateRefsInProcess(r, [{ ref: REF, newOid: b, oldOid: a }, { ref: SHADOW, newOid: a, oldOid: null }], 'entire')).toBe('ok');
+    });
+    expect(t.git(['rev-parse', REF]).trim()).toBe(b);
+    expect(t.git(['rev-parse', SHADOW]).trim()).toBe(a);
+    const log = t.git(['reflog', 'show', '--format=%H %gs', REF]).trim().split('\n');
+    expect(log).toEqual([`${b} entire`, `${a} entire`]);
+    // the raw lines have git's layout: old new ident time tz TAB message
+    const raw = readFileSync(join(t.dir, '.git', 'logs', REF), 'utf8').trim().split('\n');
+    expect(raw[0]).toMatch(new RegExp(`^0{40} ${a} Test Committer <committer@example.com> \\d+ [+-]\\d{4}\\tentire$`));
+    await withRepo(t, (r) => {
+      expect(updateRefsInProcess(r, [{ ref: SHADOW, newOid: null, oldOid: a }], 'entire')).toBe('ok');
+    });
+    expect(t.gitResult(['rev-parse', '--verify', '-q', SHADOW]).status).not.toBe(0);
+    expect(existsSync(join(t.dir, '.git', 'logs', SHADOW))).toBe(false);
+    expect(t.git(['for-each-ref', '--format=%(refname)', 'refs/heads/entire/']).trim()).toBe(REF);
+    expect(t.gitResult(['fsck', '--no-progress']).status).toBe(0);
+    expect(existsSync(join(t.dir, '.git', REF + '.lock'))).toBe(false);
+  });
+
+  it('reports a race when an expected value does not hold, and changes nothing', async () => {
+    const { t, a, b } = setup();
+    t.git(['update-ref', REF, a]);
+    await withRepo(t, (r) => {
+      expect(updateRefsInProcess(r, [{ ref: REF, newOid: b, oldOid: b }], 'entire')).toBe('race');
+      expect(updateRefsInProcess(r, [{ ref: REF, newOid: b, oldOid: null }], 'entire')).toBe('race');
+      // all or nothing: the second ref's failed check keeps the first unchanged
+      expect(updateRefsInProcess(r, [{ ref: SHADOW, newOid: b, oldOid: null }, { ref: REF, newOid: b, oldOid: b }], 'entire')).toBe('race');
+    });
+    expect(t.git(['rev-parse', REF]).trim()).toBe(a);
+    expect(t.gitResult(['rev-parse', '--verify', '-q', SHADOW]).status).not.toBe(0);
+    expect(existsSync(join(t.dir, '.git', SHADOW + '.lock'))).toBe(false);
+  });
+
+  it('reads packed refs as old values, and leaves deleting one to git', async () => {
+    const { t, a, b } = setup();
+    t.git(['update-ref', REF, a]);
+    t.git(['update-ref', SHADOW, a]);
+    t.git(['pack-refs', '--all']);
+    await withRepo(t, async (r) => {
+      expect(updateRefsInProcess(r, [{ ref: REF, newOid: b, oldOid: a }], 'entire')).toBe('ok');
+      expect(updateRefsInProcess(r, [{ ref: SHADOW, newOid: null, oldOid: a }], 'entire')).toBeUndefined();
+      // through the public API, git does it
+      expect(await updateRefs(r, [{ ref: SHADOW, newOid: null, oldOid: a }])).toBe('ok');
+    });
+    expect(t.git(['rev-parse', REF]).trim()).toBe(b);
+    expect(t.gitResult(['rev-parse', '--verify', '-q', SHADOW]).status).not.toBe(0);
+  });
+
+  it('defers to git when another process holds a lock, a directory is in the way, or HEAD is on the branch', async () => {
+    const { t, a, b } = setup();
+    t.git(['update-ref', REF, a]);
+    writeFileSync(join(t.dir, '.git', REF + '.lock'), '');
+    await withRepo(t, async (r) => {
+      expect(updateRefsInProcess(r, [{ ref: REF, newOid: b, oldOid: a }], 'entire')).toBeUndefined();
+      await expect(updateRefs(r, [{ ref: REF, newOid: b, oldOid: a }])).rejects.toThrow(/cannot update/);
+    });
+    expect(readFileSync(join(t.dir, '.git', REF + '.lock'), 'utf8')).toBe(''); // someone else's lock is left alone
+    mkdirSync(join(t.dir, '.git', 'refs', 'heads', 'dir-ref', 'below'), { recursive: true });
+    writeFileSync(join(t.dir, '.git', 'refs', 'heads', 'dir-ref', 'below', 'x'), a + '\n');
+    await withRepo(t, (r) => {
+      expect(updateRefsInProcess(r, [{ ref: 'refs/heads/dir-ref', newOid: b, oldOid: null }], 'entire')).toBeUndefined();
+      expect(updateRefsInProcess(r, [{ ref: 'refs/heads/main', newOid: a, oldOid: b }], 'entire')).toBeUndefined();
+    });
+    expect(t.git(['rev-parse', 'main']).trim()).toBe(b);
+  });
+
+  it('writes no reflog where git would not (logAllRefUpdates=false)', async () => {
+    const { t, a } = setup();
+    t.git(['config', 'core.logAllRefUpdates', 'false']);
+    await withRepo(t, (r) => {
+      expect(updateRefsInProcess(r, [{ ref: REF, newOid: a, oldOid: null }], 'entire')).toBe('ok');
+    });
+    expect(existsSync(join(t.dir, '.git', 'logs', REF))).toBe(false);
+    expect(t.git(['rev-parse', REF]).trim()).toBe(a);
+  });
+});
