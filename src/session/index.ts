@@ -71,6 +71,14 @@ interface IndexData {
   entries: Record<string, IndexEntry>;
   /** When every entry was last stat'ed (ms); see DORMANT_MS. */
   fullCheckMs?: number;
+  /**
+   * Dormant sessions (DORMANT_MS) as sid → [ino, size, mtimeMs] only: hooks
+   * never read them, so they stay out of `entries` and the index stays small
+   * however many ended sessions accumulate (P6).
+   */
+  dormant?: Record<string, [number, number, number]>;
+  /** The sessions dir's file names (sorted, `\n`-joined) at the last complete listing. */
+  names?: string;
 }
 
 /**
@@ -147,6 +155,9 @@ function loadIndex(commonDir: string): IndexData | null {
         return null;
       }
     }
+    // dormant tuples are checked where they are used (hooks mostly never look at them)
+    if (v.dormant !== undefined && (typeof v.dormant !== 'object' || v.dormant === null || Array.isArray(v.dormant))) return null;
+    if (v.names !== undefined && typeof v.names !== 'string') return null;
     return v;
   } catch {
     return null;
@@ -308,6 +319,7 @@ function syncListing(ctx: Ctx, onChanged: (sid: string, e: IndexEntry) => boolea
     if (!isNotFound(e)) throw e;
     ctx.exists = false;
     ctx.index.entries = {};
+    ctx.index.dormant = {};
     ctx.side.clear();
     return true;
   }
@@ -323,49 +335,91 @@ function syncListing(ctx: Ctx, onChanged: (sid: string, e: IndexEntry) => boolea
       /* the index just won't be written */
     }
   }
-  const names = readdirSync(ctx.dir);
-  const sids = new Set<string>();
-  const side = new Set<string>();
-  for (const name of names) {
-    const m = SIDE_FILE_RE.exec(name);
-    if (m) {
-      side.add(m[1]!);
-      continue;
-    }
-    const sid = stateFileSessionId(name);
-    if (sid !== null) sids.add(sid);
-  }
-  for (const sid of Object.keys(ctx.index.entries)) {
-    if (!sids.has(sid)) {
-      delete ctx.index.entries[sid];
-      ctx.dirty = true;
-    }
-  }
   const fullCheck = !(typeof ctx.index.fullCheckMs === 'number' && t0 - ctx.index.fullCheckMs < DORMANT_MS && ctx.index.fullCheckMs <= t0);
   if (fullCheck) {
     ctx.index.fullCheckMs = t0;
     ctx.dirty = true;
   }
-  for (const sid of sids) {
-    const e = ctx.index.entries[sid];
-    if (!e) {
-      reparse(ctx, sid); // never seen: must learn its worktree and phase once
-      continue;
-    }
+  const dormantSet = (ctx.index.dormant ??= {});
+  /** A known, not dormant entry: re-stat it and let `onChanged` decide. */
+  const checkEntry = (sid: string, e: IndexEntry, side: ReadonlySet<string>): void => {
     const dormant =
       e.phase === 'ended' && !e.has_pending && !e.files_touched && e.corrupt === undefined && !e.stale && !side.has(sid) && t0 - e.mtimeMs > DORMANT_MS;
-    if (dormant && !fullCheck) continue;
+    if (dormant && !fullCheck) return;
     const cur = statStamp(join(ctx.dir, `${sid}.json`));
     if (cur === null) {
       delete ctx.index.entries[sid];
       ctx.dirty = true;
-      continue;
+      return;
     }
-    if (sameStamp(cur, e) && !e.stale) continue;
+    if (sameStamp(cur, e) && !e.stale) return;
     if (onChanged(sid, e)) {
       reparse(ctx, sid);
     } else if (!e.stale) {
       e.stale = true;
+      ctx.dirty = true;
+    }
+  };
+  const names = readdirSync(ctx.dir).sort();
+  const listing = names.join('\n');
+  let side: Set<string>;
+  if (listing === ctx.index.names && !fullCheck) {
+    // the same files as at the last listing (a state rewritten by rename changes the
+    // dir's mtime, not its names): only known entries can differ; dormant ones are skipped
+    side = ctx.side;
+    for (const [sid, e] of Object.entries(ctx.index.entries)) checkEntry(sid, e, side);
+  } else {
+    const sids = new Set<string>();
+    side = new Set<string>();
+    for (const name of names) {
+      const m = SIDE_FILE_RE.exec(name);
+      if (m) {
+        side.add(m[1]!);
+        continue;
+      }
+      const sid = stateFileSessionId(name);
+      if (sid !== null) sids.add(sid);
+    }
+    for (const sid of Object.keys(ctx.index.entries)) {
+      if (!sids.has(sid)) {
+        delete ctx.index.entries[sid];
+        ctx.dirty = true;
+      }
+    }
+    for (const sid of Object.keys(dormantSet)) {
+      if (!sids.has(sid) || ctx.index.entries[sid]) {
+        delete dormantSet[sid];
+        ctx.dirty = true;
+      }
+    }
+    for (const sid of sids) {
+      const e = ctx.index.entries[sid];
+      if (e) {
+        checkEntry(sid, e, side);
+        continue;
+      }
+      const d = dormantSet[sid];
+      if (Array.isArray(d) && !side.has(sid)) {
+        if (!fullCheck) continue;
+        const cur = statStamp(join(ctx.dir, `${sid}.json`));
+        if (cur !== null && cur.ino === d[0] && cur.size === d[1] && cur.mtimeMs === d[2]) continue;
+      }
+      // never seen, or a dormant file that changed: learn its worktree and phase
+      if (d) {
+        delete dormantSet[sid];
+        ctx.dirty = true;
+      }
+      reparse(ctx, sid);
+    }
+    ctx.index.names = listing;
+    ctx.dirty = true;
+  }
+  // entries that went dormant leave `entries` for the compact set
+  for (const [sid, e] of Object.entries(ctx.index.entries)) {
+    if (e.phase === 'ended' && !e.has_pending && !e.files_touched && e.corrupt === undefined && !e.stale && !side.has(sid) && t0 - e.mtimeMs > DORMANT_MS) {
+      dormantSet[sid] = [e.ino, e.size, e.mtimeMs];
+      delete ctx.index.entries[sid];
+      ctx.parsed.delete(sid);
       ctx.dirty = true;
     }
   }
@@ -465,7 +519,18 @@ function refreshAll(commonDir: string, reparseStale: 'all' | 'untilLive'): Ctx {
 export function indexedSessions(commonDir: string): { entries: Record<string, IndexEntry>; sideFiles: string[] } {
   const ctx = refreshAll(commonDir, 'all');
   closeCtx(ctx);
-  return { entries: { ...ctx.index.entries }, sideFiles: [...ctx.side].sort() };
+  const entries = { ...ctx.index.entries };
+  // commands need every session's details: dormant ones are read here (never on hook paths)
+  for (const sid of Object.keys(ctx.index.dormant ?? {})) {
+    try {
+      const r = readStateFile(join(ctx.dir, `${sid}.json`), sid);
+      if (r === null) continue;
+      entries[sid] = r.ok ? entryFromState(r.decoded.state, r.stamp) : corruptEntry(r.stamp, r.error.message);
+    } catch {
+      /* unreadable now: the next listing sees it */
+    }
+  }
+  return { entries, sideFiles: [...ctx.side].sort() };
 }
 
 /** Whether any session is live (not ENDED, pending work, files_touched, side files, or corrupt). */
@@ -486,6 +551,7 @@ export function recordSavedState(commonDir: string, state: SessionState, stamp: 
     const index = loadIndex(commonDir);
     if (index === null) return; // the next reader rebuilds it
     index.entries[state.session_id] = entryFromState(state, stamp);
+    if (index.dormant) delete index.dormant[state.session_id];
     writeIndex(commonDir, index);
   } catch {
     /* cache only */
@@ -496,8 +562,9 @@ export function recordSavedState(commonDir: string, state: SessionState, stamp: 
 export function forgetState(commonDir: string, sessionId: string): void {
   try {
     const index = loadIndex(commonDir);
-    if (index === null || !(sessionId in index.entries)) return;
+    if (index === null || !(sessionId in index.entries || (index.dormant !== undefined && sessionId in index.dormant))) return;
     delete index.entries[sessionId];
+    if (index.dormant) delete index.dormant[sessionId];
     writeIndex(commonDir, index);
   } catch {
     /* cache only */

@@ -153,6 +153,36 @@ describe('sessionsForWorktree', () => {
     expect(sessionsForWorktree(common, WT_B, '').corrupt.map((c) => c.sessionId)).toContain('other-live');
   });
 
+  it('keeps dormant ended sessions out of the index entries, so its size does not grow with history (P6)', async () => {
+    const { indexedSessions } = await import('../../src/session/index.js');
+    const common = tempDir();
+    saveState(common, st('mine', { phase: 'active' }));
+    for (let i = 0; i < 200; i++) {
+      const sid = `ended-${String(i).padStart(3, '0')}`;
+      saveState(common, st(sid, ENDED));
+      setWholeSecondMtime(join(dirOf(common), `${sid}.json`), 86_400); // ended yesterday
+    }
+    expect(sids(common)).toEqual(['mine']);
+    const index = JSON.parse(readFileSync(indexFilePath(common), 'utf8'));
+    expect(Object.keys(index.entries)).toEqual(['mine']);
+    expect(Object.keys(index.dormant)).toHaveLength(200);
+    // a few dozen bytes per dormant session instead of a full entry
+    expect(readFileSync(indexFilePath(common)).length).toBeLessThan(200 * 60 + 2000);
+    // commands still see every session with its details
+    const all = indexedSessions(common).entries;
+    expect(Object.keys(all)).toHaveLength(201);
+    expect(all['ended-007']).toMatchObject({ phase: 'ended', worktree_path: WT_A, ended_at: ENDED.ended_at });
+    // a dormant session written again by us is an entry again
+    saveState(common, st('ended-007', { phase: 'active' }));
+    expect(sids(common)).toEqual(['ended-007', 'mine']);
+    const after = JSON.parse(readFileSync(indexFilePath(common), 'utf8'));
+    expect(after.dormant['ended-007']).toBeUndefined();
+    // a deleted dormant state leaves the set
+    deleteState(common, 'ended-008');
+    sids(common);
+    expect(JSON.parse(readFileSync(indexFilePath(common), 'utf8')).dormant['ended-008']).toBeUndefined();
+  });
+
   it('reports side files and treats their session as live', () => {
     const common = tempDir();
     saveState(common, st('e1', ENDED));
