@@ -45,11 +45,24 @@ function sh(cmd, args, opts = {}) {
   if (r.status !== 0 && !opts.allowFail) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return r;
 }
+const TIMING = process.env.BENCH_TIMING === '1'; // per-phase medians of the hook rows (ENTIRE_TIMING marks)
+const phases = new Map(); // row label → phase → ms[]
 function timed(cmd, args, opts = {}) {
+  const extra = TIMING && opts.phases ? { ENTIRE_TIMING: '1' } : {};
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { cwd: opts.cwd, env: { ...env, ...opts.env }, input: opts.input ?? '', encoding: 'utf8', maxBuffer: 1 << 30 });
+  const r = spawnSync(cmd, args, { cwd: opts.cwd, env: { ...env, ...opts.env, ...extra }, input: opts.input ?? '', encoding: 'utf8', maxBuffer: 1 << 30 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0 && !opts.allowFail) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  if (TIMING && opts.phases) {
+    const m = phases.get(opts.phases) ?? new Map();
+    phases.set(opts.phases, m);
+    let prev = 0;
+    for (const [, at, label] of r.stderr.matchAll(/\[entire-timing\] ([\d.]+) (.*)/g)) {
+      m.set(label, [...(m.get(label) ?? []), Number(at) - prev]);
+      prev = Number(at);
+    }
+    m.set('(exit and process overhead)', [...(m.get('(exit and process overhead)') ?? []), ms - prev]);
+  }
   return ms;
 }
 const git = (dir, ...args) => sh('git', args, { cwd: dir }).stdout;
@@ -76,14 +89,23 @@ const lib = createRequire(import.meta.url)(libFile);
 
 const rows = [];
 let nodeMs = 0;
-function row(label, ms, extra = '') {
-  rows.push({ label, ms, ratio: nodeMs ? ms / nodeMs : NaN, extra });
+/** Every `node -e ""` sample; rows that interleave their own samples compare against those. */
+const nodeSamples = [];
+function nodeOnce() {
+  const ms = timed(process.execPath, ['-e', '']);
+  nodeSamples.push(ms);
+  return ms;
+}
+function row(label, ms, extra = '', base = null) {
+  const b = base && base.length > 0 ? median(base) : nodeMs;
+  rows.push({ label, ms, ratio: b ? ms / b : NaN, extra });
 }
 
 // ------------------------------------------------------------------ baseline
 note('node -e ""');
 sh(process.execPath, ['-e', '']);
-nodeMs = median(Array.from({ length: RUNS * 2 }, () => timed(process.execPath, ['-e', ''])));
+nodeMs = median(Array.from({ length: RUNS * 2 }, () => nodeOnce()));
+const baselineRow = rows.length;
 row('node -e "" (baseline)', nodeMs);
 
 // ------------------------------------------------------------------ git commit, no live session
@@ -165,25 +187,30 @@ function commitHooksBench(live, label) {
   const { dir } = live;
   const pcm = [];
   const pc = [];
+  const nb = []; // node -e "" samples taken next to these runs
   const msgFile = join(dir, '.git', 'BENCH_MSG');
   for (let i = 0; i < RUNS + 1; i++) {
     const file = `agent-${i}.txt`;
     live.agentTurn(file);
     git(dir, 'add', file);
     writeFileSync(msgFile, `commit ${i}\n`);
-    const t1 = timed(process.execPath, [cli, 'hooks', 'git', 'prepare-commit-msg', msgFile, 'message'], { cwd: dir, env: { GIT_EDITOR: ':' } });
+    // a baseline sample next to each hook run: the VM's speed drifts during a run
+    const n1 = nodeOnce();
+    const t1 = timed(process.execPath, [cli, 'hooks', 'git', 'prepare-commit-msg', msgFile, 'message'], { cwd: dir, env: { GIT_EDITOR: ':' }, phases: `prepare-commit-msg${label}` });
     if (!/Entire-Checkpoint: [0-9a-f]{12}/.test(readFileSync(msgFile, 'utf8'))) throw new Error('prepare-commit-msg added no trailer');
     git(dir, '-c', `core.hooksPath=${join(base, 'no-hooks-dir')}`, 'commit', '-q', '-F', msgFile);
     const before = git(dir, 'rev-parse', 'entire/checkpoints/v1').trim();
-    const t2 = timed(process.execPath, [cli, 'hooks', 'git', 'post-commit'], { cwd: dir });
+    const n2 = nodeOnce();
+    const t2 = timed(process.execPath, [cli, 'hooks', 'git', 'post-commit'], { cwd: dir, phases: `post-commit${label}` });
     if (git(dir, 'rev-parse', 'entire/checkpoints/v1').trim() === before) throw new Error('post-commit wrote no checkpoint');
     if (i >= 1) {
       pcm.push(t1);
       pc.push(t2);
+      nb.push(n1, n2);
     }
   }
-  row(`prepare-commit-msg, live session, 3 MB transcript${label}`, median(pcm), '(target ≤ 1.5×)');
-  row(`post-commit + condense, 3 MB transcript${label}`, median(pc), '(target ≤ 2.5×)');
+  row(`prepare-commit-msg, live session, 3 MB transcript${label}`, median(pcm), '(target ≤ 1.5×)', nb);
+  row(`post-commit + condense, 3 MB transcript${label}`, median(pc), '(target ≤ 2.5×)', nb);
   return { pcm: median(pcm), pc: median(pc) };
 }
 
@@ -207,8 +234,12 @@ for (const [label, bytes] of [
   const s = liveRepo(`stop-${label.replace(' ', '')}`, bytes, null);
   const first = s.agentTurn('first.txt'); // the first turn redacts and analyses everything once
   const xs = [];
-  for (let i = 0; i < RUNS; i++) xs.push(s.agentTurn(`later-${i}.txt`));
-  row(`Stop hook, later turns, ${label} transcript`, median(xs), `first turn ${first.toFixed(0)} ms${bytes === T50 ? ' (target < 1000 ms)' : ''}`);
+  const nb = [];
+  for (let i = 0; i < RUNS; i++) {
+    nb.push(nodeOnce());
+    xs.push(s.agentTurn(`later-${i}.txt`));
+  }
+  row(`Stop hook, later turns, ${label} transcript`, median(xs), `first turn ${first.toFixed(0)} ms${bytes === T50 ? ' (target < 1000 ms)' : ''}`, nb);
 }
 
 // ------------------------------------------------------------------ redaction, explain, listing, store
@@ -219,8 +250,12 @@ rows.push({ label: 'redaction of a JSONL transcript', ms: red.ms, ratio: NaN, ex
 note('explain and listing');
 const head = git(live.dir, 'rev-parse', 'HEAD').trim();
 const ex = [];
-for (let i = 0; i < RUNS; i++) ex.push(timed(process.execPath, [cli, 'explain', '--commit', head], { cwd: live.dir }));
-row('entire explain --commit <sha>', median(ex));
+const exBase = [];
+for (let i = 0; i < RUNS; i++) {
+  exBase.push(nodeOnce());
+  ex.push(timed(process.execPath, [cli, 'explain', '--commit', head], { cwd: live.dir }));
+}
+row('entire explain --commit <sha>', median(ex), '', exBase);
 const list = await lib.benchList(hist.dir, RUNS);
 rows.push({ label: `list ${list.count} checkpoints (in-process, incl. cat-file start)`, ms: list.ms, ratio: NaN, extra: '(target ≤ 1000 ms)' });
 
@@ -246,6 +281,7 @@ try {
 }
 
 // ------------------------------------------------------------------ report
+rows[baselineRow] = { label: 'node -e "" (baseline)', ms: median(nodeSamples), ratio: 1, extra: `${nodeSamples.length} samples, interleaved with the hook rows` };
 const w = Math.max(...rows.map((r) => r.label.length));
 console.log(`\nentire performance report — ${new Date().toISOString()}`);
 console.log(`node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, medians of ${RUNS} runs${QUICK ? ' (BENCH_QUICK: small transcripts)' : ''}\n`);
@@ -255,5 +291,11 @@ for (const r of rows) {
   const ms = Number.isFinite(r.ms) ? r.ms.toFixed(1).padStart(9) : '        –';
   const ratio = Number.isFinite(r.ratio) ? r.ratio.toFixed(2).padStart(12) : '           –';
   console.log(`| ${r.label.padEnd(w)} | ${ms} | ${ratio} | ${r.extra}`);
+}
+if (TIMING) {
+  for (const [label, m] of phases) {
+    console.log(`\n${label}: median ms per phase (ENTIRE_TIMING marks; the first is process start to the hook's entry)`);
+    for (const [phase, xs] of m) console.log(`  ${median(xs).toFixed(1).padStart(7)}  ${phase}`);
+  }
 }
 if (process.env.BENCH_KEEP !== '1') rmSync(base, { recursive: true, force: true });

@@ -11,7 +11,6 @@ type Builtins = {
   'node:crypto': typeof import('node:crypto');
   'node:zlib': typeof import('node:zlib');
   'node:readline': typeof import('node:readline');
-  'node:fs/promises': typeof import('node:fs/promises');
 };
 
 let req: NodeJS.Require | undefined;
@@ -28,4 +27,3 @@ export const childProcess = (): Builtins['node:child_process'] => load('node:chi
 export const crypto = (): Builtins['node:crypto'] => load('node:crypto');
 export const zlib = (): Builtins['node:zlib'] => load('node:zlib');
 export const readline = (): Builtins['node:readline'] => load('node:readline');
-export const fsPromises = (): Builtins['node:fs/promises'] => load('node:fs/promises');

@@ -7,6 +7,7 @@ import { describeError } from '../errors.js';
 import { runExitTasks } from '../exit-tasks.js';
 import { mark } from '../timing.js';
 import { setFaultScope } from '../faults.js';
+import { writeStderr } from '../stderr.js';
 
 const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
@@ -85,7 +86,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
         break;
       case 'turn-end': {
         const r = await turn.turnEnd(ctx, event, adapter, started);
-        if (r.skippedNoCommits) process.stderr.write('Entire: skipping checkpoint. Will activate after first commit.\n');
+        if (r.skippedNoCommits) writeStderr('Entire: skipping checkpoint. Will activate after first commit.\n');
         break;
       }
       case 'session-end':
@@ -106,7 +107,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
     } catch {
       /* logging never throws, but be sure */
     }
-    process.stderr.write(`[entire] ${group ?? ''} ${verb ?? ''} hook failed: ${describeError(e).split('\n')[0]!.slice(0, 200)}\n`);
+    writeStderr(`[entire] ${group ?? ''} ${verb ?? ''} hook failed: ${describeError(e).split('\n')[0]!.slice(0, 200)}\n`);
   } finally {
     runExitTasks();
     closeRepo?.();

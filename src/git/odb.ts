@@ -12,7 +12,7 @@ import { mkdirSync, renameSync, rmSync, utimesSync, writeFileSync, existsSync } 
 import { join } from 'node:path';
 import type { Repo, Ident } from './repo.js';
 import type { CommitSpec, TreeChange } from './fastimport.js';
-import { parseTree, isTreeMode } from './objects.js';
+import { isTreeMode } from './objects.js';
 import { readConfigValue } from './config-file.js';
 import { EMPTY_TREE } from './repo.js';
 import { crypto, zlib } from '../builtins.js';
@@ -104,6 +104,25 @@ interface Entry {
   oid: string;
 }
 
+/**
+ * An entry as read, kept as its bytes: most entries of an edited tree (the
+ * metadata root has up to 256) are written back unchanged, so they are
+ * neither decoded nor encoded again.
+ */
+class RawEntry implements Entry {
+  constructor(
+    readonly raw: Buffer,
+    private readonly modeLen: number,
+    private readonly oidBytes: number,
+  ) {}
+  get mode(): string {
+    return this.raw.toString('latin1', 0, this.modeLen);
+  }
+  get oid(): string {
+    return this.raw.toString('hex', this.raw.length - this.oidBytes);
+  }
+}
+
 /** A tree being edited: entries load from the object store on first touch. */
 class Node {
   entries: Map<string, Entry | Node> | null = null;
@@ -118,7 +137,16 @@ class Node {
     if (this.oid) {
       const o = await repo.objects.read(this.oid);
       if (!o || o.type !== 'tree') throw new Error(`tree ${this.oid} is missing`);
-      for (const e of parseTree(o.data, repo.objectFormat)) this.entries.set(e.name, { mode: e.mode, oid: e.oid });
+      const oidBytes = repo.objectFormat === 'sha256' ? 32 : 20;
+      const d = o.data;
+      for (let i = 0; i < d.length; ) {
+        const sp = d.indexOf(0x20, i);
+        const nul = d.indexOf(0, sp + 1);
+        if (sp < 0 || nul < 0 || nul + 1 + oidBytes > d.length) throw new Error(`tree ${this.oid} is corrupt`);
+        const end = nul + 1 + oidBytes;
+        this.entries.set(d.toString('utf8', sp + 1, nul), new RawEntry(d.subarray(i, end), sp - i, oidBytes));
+        i = end;
+      }
     }
     return this.entries;
   }
@@ -165,19 +193,23 @@ function sortKey(name: string, mode: string): Buffer {
 /** Serialise dirty trees bottom-up; returns the tree's oid, or null when it became empty. */
 function serialise(repo: Repo, w: LooseWriter, node: Node): string | null {
   if (!node.dirty || !node.entries) return node.oid;
-  const rows: { name: string; mode: string; oid: string }[] = [];
+  const rows: { name: string; mode: string; oid: string; raw?: Buffer }[] = [];
   for (const [name, e] of node.entries) {
     if (e instanceof Node) {
       const oid = serialise(repo, w, e);
       if (oid !== null && oid !== EMPTY_TREE[repo.objectFormat]) rows.push({ name, mode: '40000', oid });
-    } else rows.push({ name, mode: e.mode, oid: e.oid });
+    } else if (e instanceof RawEntry) rows.push({ name, get mode() { return e.mode; }, get oid() { return e.oid; }, raw: e.raw });
+    else rows.push({ name, mode: e.mode, oid: e.oid });
   }
   if (rows.length === 0) return null;
   // a tree read from the store is sorted already; only new names (or a file turned into a
   // directory, which sorts differently) need a sort — the metadata root has 256 entries
   if (node.added || node.oid === null) rows.sort((a, b) => Buffer.compare(sortKey(a.name, a.mode), sortKey(b.name, b.mode)));
   const parts: Buffer[] = [];
-  for (const r of rows) parts.push(Buffer.from(`${r.mode} ${r.name}\0`, 'utf8'), Buffer.from(r.oid, 'hex'));
+  for (const r of rows) {
+    if (r.raw) parts.push(r.raw);
+    else parts.push(Buffer.from(`${r.mode} ${r.name}\0`, 'utf8'), Buffer.from(r.oid, 'hex'));
+  }
   return w.write('tree', Buffer.concat(parts));
 }
 

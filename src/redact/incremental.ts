@@ -27,14 +27,19 @@
  * Cache files are named from the key only when it is a safe file name
  * (`[A-Za-z0-9][A-Za-z0-9._-]{0,127}`, no `..`), else from its SHA-256.
  */
-import { promises as fsp, type Stats as FsStats } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactJsonl } from './json.js';
-import { RULE_COUNT } from './rules.js';
 import { crypto } from '../builtins.js';
+import { ENGINE_ID } from './engine-id.js';
 
-/** Changes whenever redaction output can change: bump with rule edits. */
-export const ENGINE_ID = `redact-v1-${RULE_COUNT}`;
+export { ENGINE_ID };
+
+// I/O here is synchronous: a hook does nothing else meanwhile, and each
+// asynchronous fs call (plus loading fs/promises) cost more than the read.
+// The redactor itself loads only when there are new bytes to redact.
+async function redactJsonl(text: string): Promise<string> {
+  return (await import('./json.js')).redactJsonl(text);
+}
 
 const HASH_SPAN = 4096;
 const LOCK_STALE_MS = 30_000;
@@ -105,32 +110,32 @@ export function redactionCachePaths(cacheDir: string, key: string): { output: st
 /** Deletes a key's cache files (session cleanup). */
 export async function removeRedactionCache(cacheDir: string, key: string): Promise<void> {
   const p = redactionCachePaths(cacheDir, key);
-  await Promise.all([p.output, p.cursor, p.lock].map((f) => fsp.rm(f, { force: true })));
+  for (const f of [p.output, p.cursor, p.lock]) rmSync(f, { force: true });
 }
 
 function sha(buf: Buffer): string {
   return crypto().createHash('sha256').update(buf).digest('hex');
 }
 
-async function readAt(fh: fsp.FileHandle, position: number, length: number): Promise<Buffer> {
+function readAt(fd: number, position: number, length: number): Buffer {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const { bytesRead } = await fh.read(buf, got, length - got, position + got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
+    const n = readSync(fd, buf, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
   }
   return got === length ? buf : buf.subarray(0, got);
 }
 
-async function hashSpan(fh: fsp.FileHandle, start: number, end: number): Promise<string> {
+function hashSpan(fd: number, start: number, end: number): string {
   if (end <= start) return sha(Buffer.alloc(0));
-  return sha(await readAt(fh, start, end - start));
+  return sha(readAt(fd, start, end - start));
 }
 
-async function readCursor(path: string): Promise<Cursor | null> {
+function readCursor(path: string): Cursor | null {
   try {
-    const c = JSON.parse(await fsp.readFile(path, 'utf8')) as Partial<Cursor>;
+    const c = JSON.parse(readFileSync(path, 'utf8')) as Partial<Cursor>;
     if (c.v !== 1 || typeof c.offset !== 'number' || typeof c.outBytes !== 'number') return null;
     if (typeof c.engine !== 'string' || typeof c.source !== 'string') return null;
     if (typeof c.headHash !== 'string' || typeof c.anchorHash !== 'string' || typeof c.outTailHash !== 'string') return null;
@@ -141,13 +146,13 @@ async function readCursor(path: string): Promise<Cursor | null> {
   }
 }
 
-async function writeAtomic(path: string, data: string): Promise<void> {
+function writeAtomic(path: string, data: string): void {
   const tmp = `${path}.${process.pid}.${Date.now().toString(36)}.tmp`;
   try {
-    await fsp.writeFile(tmp, data, { mode: 0o600 });
-    await fsp.rename(tmp, path);
+    writeFileSync(tmp, data, { mode: 0o600 });
+    renameSync(tmp, path);
   } catch (e) {
-    await fsp.rm(tmp, { force: true });
+    rmSync(tmp, { force: true });
     throw e;
   }
 }
@@ -161,20 +166,23 @@ async function acquireLock(lock: string): Promise<boolean> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
-      const fh = await fsp.open(lock, 'wx', 0o600);
-      await fh.writeFile(String(process.pid));
-      await fh.close();
+      const fd = openSync(lock, 'wx', 0o600);
+      try {
+        writeSync(fd, String(process.pid));
+      } finally {
+        closeSync(fd);
+      }
       return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
-      let st: FsStats | null = null;
+      let mtimeMs: number;
       try {
-        st = await fsp.stat(lock);
+        mtimeMs = statSync(lock).mtimeMs;
       } catch {
         continue; // released meanwhile
       }
-      if (Date.now() - st.mtimeMs > LOCK_STALE_MS) {
-        await fsp.rm(lock, { force: true });
+      if (Date.now() - mtimeMs > LOCK_STALE_MS) {
+        rmSync(lock, { force: true });
         continue;
       }
       if (Date.now() > deadline) return false;
@@ -191,13 +199,13 @@ function splitTail(buf: Buffer): { complete: Buffer; tail: Buffer } {
 
 /** Without the cache (lock held elsewhere): the whole source, redacted. */
 async function fullRedaction(sourcePath: string): Promise<CacheUpdate> {
-  const buf = await fsp.readFile(sourcePath);
+  const buf = readFileSync(sourcePath);
   const { complete, tail } = splitTail(buf);
   return {
     outputPath: '',
     outputBytes: 0,
-    appended: redactJsonl(complete.toString('utf8')),
-    tail: tail.length > 0 ? redactJsonl(tail.toString('utf8')) : '',
+    appended: await redactJsonl(complete.toString('utf8')),
+    tail: tail.length > 0 ? await redactJsonl(tail.toString('utf8')) : '',
     sourceBytes: buf.length,
     newBytes: buf.length,
     rebuilt: true,
@@ -213,66 +221,63 @@ async function fullRedaction(sourcePath: string): Promise<CacheUpdate> {
  */
 export async function updateRedactionCache(opts: IncrementalOptions): Promise<CacheUpdate> {
   const paths = redactionCachePaths(opts.cacheDir, opts.key);
-  await fsp.mkdir(opts.cacheDir, { recursive: true });
+  mkdirSync(opts.cacheDir, { recursive: true });
   if (!(await acquireLock(paths.lock))) return fullRedaction(opts.sourcePath);
   try {
     return await updateLocked(opts, paths);
   } finally {
-    await fsp.rm(paths.lock, { force: true });
+    rmSync(paths.lock, { force: true });
   }
 }
 
 async function updateLocked(opts: IncrementalOptions, paths: { output: string; cursor: string }): Promise<CacheUpdate> {
-  const src = await fsp.open(opts.sourcePath, 'r');
+  const src = openSync(opts.sourcePath, 'r');
   try {
-    const size = (await src.stat()).size;
+    const size = fstatSync(src).size;
     let start = 0;
     let outBytes = 0;
-    const cur = await readCursor(paths.cursor);
+    const cur = readCursor(paths.cursor);
     if (cur !== null && cur.engine === ENGINE_ID && cur.source === opts.sourcePath && cur.offset <= size) {
       const headEnd = Math.min(cur.offset, HASH_SPAN);
       const anchorStart = Math.max(0, cur.offset - HASH_SPAN);
       let outOk = false;
       try {
-        const out = await fsp.open(paths.output, 'r+');
+        const out = openSync(paths.output, 'r+');
         try {
-          const outSize = (await out.stat()).size;
-          if (outSize >= cur.outBytes && (await hashSpan(out, Math.max(0, cur.outBytes - HASH_SPAN), cur.outBytes)) === cur.outTailHash) {
-            if (outSize > cur.outBytes) await out.truncate(cur.outBytes);
+          const outSize = fstatSync(out).size;
+          if (outSize >= cur.outBytes && hashSpan(out, Math.max(0, cur.outBytes - HASH_SPAN), cur.outBytes) === cur.outTailHash) {
+            if (outSize > cur.outBytes) ftruncateSync(out, cur.outBytes);
             outOk = true;
           }
         } finally {
-          await out.close();
+          closeSync(out);
         }
       } catch {
         outOk = false;
       }
-      if (
-        outOk &&
-        (await hashSpan(src, 0, headEnd)) === cur.headHash &&
-        (await hashSpan(src, anchorStart, cur.offset)) === cur.anchorHash
-      ) {
+      if (outOk && hashSpan(src, 0, headEnd) === cur.headHash && hashSpan(src, anchorStart, cur.offset) === cur.anchorHash) {
         start = cur.offset;
         outBytes = cur.outBytes;
       }
     }
     const rebuilt = start === 0;
-    const fresh = await readAt(src, start, size - start);
+    const fresh = readAt(src, start, size - start);
     const { complete, tail } = splitTail(fresh);
-    const appended = complete.length > 0 ? redactJsonl(complete.toString('utf8')) : '';
-    const tailText = tail.length > 0 ? redactJsonl(tail.toString('utf8')) : '';
+    const appended = complete.length > 0 ? await redactJsonl(complete.toString('utf8')) : '';
+    const tailText = tail.length > 0 ? await redactJsonl(tail.toString('utf8')) : '';
     const offset = start + complete.length;
 
     if (rebuilt || complete.length > 0) {
       const appendedBuf = Buffer.from(appended, 'utf8');
       if (rebuilt) {
-        await writeAtomic(paths.output, appended);
+        writeAtomic(paths.output, appended);
       } else {
-        const out = await fsp.open(paths.output, 'r+');
+        const out = openSync(paths.output, 'r+');
         try {
-          await out.write(appendedBuf, 0, appendedBuf.length, outBytes);
+          let w = 0;
+          while (w < appendedBuf.length) w += writeSync(out, appendedBuf, w, appendedBuf.length - w, outBytes + w);
         } finally {
-          await out.close();
+          closeSync(out);
         }
       }
       const newOutBytes = outBytes + appendedBuf.length;
@@ -280,11 +285,11 @@ async function updateLocked(opts: IncrementalOptions, paths: { output: string; c
       if (appendedBuf.length >= HASH_SPAN || newOutBytes === appendedBuf.length) {
         outTailHash = sha(appendedBuf.subarray(Math.max(0, appendedBuf.length - HASH_SPAN)));
       } else {
-        const out = await fsp.open(paths.output, 'r');
+        const out = openSync(paths.output, 'r');
         try {
-          outTailHash = await hashSpan(out, Math.max(0, newOutBytes - HASH_SPAN), newOutBytes);
+          outTailHash = hashSpan(out, Math.max(0, newOutBytes - HASH_SPAN), newOutBytes);
         } finally {
-          await out.close();
+          closeSync(out);
         }
       }
       const cursor: Cursor = {
@@ -293,11 +298,11 @@ async function updateLocked(opts: IncrementalOptions, paths: { output: string; c
         source: opts.sourcePath,
         offset,
         outBytes: newOutBytes,
-        headHash: await hashSpan(src, 0, Math.min(offset, HASH_SPAN)),
-        anchorHash: await hashSpan(src, Math.max(0, offset - HASH_SPAN), offset),
+        headHash: hashSpan(src, 0, Math.min(offset, HASH_SPAN)),
+        anchorHash: hashSpan(src, Math.max(0, offset - HASH_SPAN), offset),
         outTailHash,
       };
-      await writeAtomic(paths.cursor, JSON.stringify(cursor) + '\n');
+      writeAtomic(paths.cursor, JSON.stringify(cursor) + '\n');
       outBytes = newOutBytes;
     }
     return {
@@ -311,7 +316,7 @@ async function updateLocked(opts: IncrementalOptions, paths: { output: string; c
       cached: true,
     };
   } finally {
-    await src.close();
+    closeSync(src);
   }
 }
 
@@ -328,11 +333,11 @@ export async function redactJsonlFileIncremental(opts: IncrementalOptions): Prom
     const prior = u.outputBytes - Buffer.byteLength(u.appended, 'utf8');
     let before = '';
     if (prior > 0) {
-      const out = await fsp.open(u.outputPath, 'r');
+      const out = openSync(u.outputPath, 'r');
       try {
-        before = (await readAt(out, 0, prior)).toString('utf8');
+        before = readAt(out, 0, prior).toString('utf8');
       } finally {
-        await out.close();
+        closeSync(out);
       }
     }
     text = before + u.appended + u.tail;

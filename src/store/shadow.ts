@@ -24,6 +24,8 @@ export interface StepMetadata {
   chunks?: Array<Buffer | { oid: string }>;
   format: 'jsonl' | 'json';
   prompts: string[];
+  /** The prompts come redacted (the transcript cache's): no redactor load for them. */
+  promptsRedacted?: boolean;
   /** Last assistant text. */
   summary?: string;
 }
@@ -66,7 +68,7 @@ async function overlayFiles(sessionId: string, m: StepMetadata): Promise<Map<str
     const chunks = m.format === 'json' ? chunkGeminiJson(buf) : chunkJsonl(buf);
     chunks.forEach((c, i) => out.set(`${dir}/${chunkFileName(i)}`, c));
   }
-  const prompts = await Promise.all(m.prompts.map((p) => redactText(p, 'text')));
+  const prompts = m.promptsRedacted ? m.prompts : await Promise.all(m.prompts.map((p) => redactText(p, 'text')));
   const prompt = encodePromptFile(prompts);
   if (prompt) out.set(`${dir}/prompt.txt`, prompt);
   const context = encodeContextFile(prompts);
@@ -83,6 +85,7 @@ export async function writeShadowStep(repo: Repo, w: StepWrite): Promise<{ branc
   const branch = shadowBranchName(w.baseCommit, w.worktreeId);
   const ref = `refs/heads/${branch}`;
   const overlay = w.metadata ? await overlayFiles(w.sessionId, w.metadata) : new Map<string, Buffer | string | { oid: string }>();
+  mark('shadow: overlay');
   if (w.taskToolUseId && w.taskFiles) {
     for (const [name, content] of Object.entries(w.taskFiles)) {
       const text = name.endsWith('.jsonl') ? await redactText(content, 'jsonl') : await redactText(content, 'text');

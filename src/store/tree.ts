@@ -39,8 +39,17 @@ export function files(entries: TreeEntry[]): TreeEntry[] {
  * directory's tree once.
  */
 export async function entriesAt(repo: Repo, commit: string, paths: readonly string[]): Promise<Map<string, TreeEntry | null>> {
-  const dirs = new Map<string, Promise<TreeEntry[] | null>>();
   const out = new Map<string, TreeEntry | null>();
+  // in-process lookups find each entry without decoding whole trees
+  const unique = new Set(paths);
+  for (const p of unique) {
+    const e = repo.objects.treeEntry(commit, p);
+    if (e === undefined) break;
+    out.set(p, e === null ? null : { mode: e.mode.toString(8), name: p.slice(p.lastIndexOf('/') + 1), oid: e.oid });
+  }
+  if (out.size === unique.size) return out;
+  out.clear();
+  const dirs = new Map<string, Promise<TreeEntry[] | null>>();
   await Promise.all(
     paths.map(async (p) => {
       const slash = p.lastIndexOf('/');

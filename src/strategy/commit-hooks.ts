@@ -43,6 +43,7 @@ import { askLink } from './tty.js';
 import { fault } from './faults.js';
 import { mark } from '../timing.js';
 import { describeError, EntireError } from '../errors.js';
+import { writeStderr } from '../stderr.js';
 
 const INTENT_MAX_AGE_MS = 60 * 60 * 1000;
 
@@ -402,11 +403,11 @@ async function condenseOne(
           const drop = dropShadowRef && !(state.pending_condensations ?? []).length ? dropShadowRef : undefined;
           await condenseSession(ctx, { checkpointId: id, state, files, dropShadowRef: drop });
           fault('post-commit-after-condense');
-          process.stderr.write(`[entire] Condensed session ${sid.slice(0, 8)}: ${id} (${state.checkpoint_count ?? 0} checkpoints)\n`);
+          writeStderr(`[entire] Condensed session ${sid.slice(0, 8)}: ${id} (${state.checkpoint_count ?? 0} checkpoints)\n`);
         } catch (e) {
           const entry = pendingEntry({ checkpointId: id, commit: head, files, state, position: pos.position, shadowBranch: oldShadow, error: e, now: ctx.now() });
           state.pending_condensations = [...(state.pending_condensations ?? []).filter((p) => p.checkpoint_id !== id), entry];
-          process.stderr.write(`[entire] Warning: checkpoint ${id} not written yet; will retry\n`);
+          writeStderr(`[entire] Warning: checkpoint ${id} not written yet; will retry\n`);
           ctx.log.error('condense failed; recorded as pending', { session_id: sid, checkpoint_id: id, error: e });
         }
         // 3. bookkeeping, success or not
@@ -432,6 +433,7 @@ async function condenseOne(
         state.checkpoint_count = 0;
         if (remaining.length > 0) {
           fault('post-commit-before-carry-forward');
+          mark('post-commit: carry-forward');
           try {
             const transcript = state.transcript_path && readableTranscript(state.transcript_path)
               ? await redactedTranscript(ctx.repo.root, sid, adapter, state.transcript_path)
@@ -442,10 +444,13 @@ async function condenseOne(
               sessionId: sid,
               paths: remaining,
               statusPaths: remaining, // F(s) comes from git status: never ignored files
-              metadata: transcript ? { transcript, format: adapter.transcriptFormat, prompts: await promptsOf(adapter, state.transcript_path, { root: ctx.repo.root, sessionId: sid }) } : null,
+              metadata: transcript
+                ? { transcript, format: adapter.transcriptFormat, prompts: await promptsOf(adapter, state.transcript_path, { root: ctx.repo.root, sessionId: sid }), promptsRedacted: true }
+                : null,
               subject: CARRY_FORWARD_SUBJECT,
             });
             state.checkpoint_count = res.commit ? 1 : 0;
+            mark('post-commit: carried forward');
           } catch (e) {
             ctx.log.warn('carry-forward failed', { session_id: sid, error: e });
           }
@@ -471,7 +476,7 @@ async function condenseOne(
       const pos = peek ? positionOf(await adapterFor(peek), peek.transcript_path, { root: ctx.repo.root, sessionId: sid }).position : 0;
       const shadowBranch = peek?.base_commit ? shadowBranchName(peek.base_commit, ctx.repo.worktreeId) : '';
       writePendingSideFile(ctx.repo.commonDir, sid, pendingEntry({ checkpointId: id, commit: head, files, state: peek ?? stub, position: pos, shadowBranch, error: e, now: ctx.now() }));
-      process.stderr.write(`[entire] Warning: checkpoint ${id} not written yet; will retry\n`);
+      writeStderr(`[entire] Warning: checkpoint ${id} not written yet; will retry\n`);
       ctx.log.error('session busy at post-commit; recorded a pending side file', { session_id: sid, checkpoint_id: id, error: e });
       return null;
     }

@@ -3,7 +3,7 @@
  * analyses from an offset, and the whole transcript redacted (incrementally
  * for append-only JSONL, so later turns cost only their new bytes).
  */
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { relative, isAbsolute, join } from 'node:path';
 import { getAgent, agentByDisplayName, DEFAULT_AGENT } from '../agents/registry.js';
 import type { AgentAdapter, AgentKey, TranscriptAnalysis } from '../agents/types.js';
@@ -15,7 +15,7 @@ import type { SessionState } from '../session/state.js';
 import { tmpDir } from './scratch.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { onExit } from '../exit-tasks.js';
-import { crypto, fsPromises } from '../builtins.js';
+import { crypto } from '../builtins.js';
 
 /** The adapter of a session (state `agent_type` holds the display name, as in Go). */
 export async function adapterFor(state: Pick<SessionState, 'agent_type'> | null, fallback: AgentKey = DEFAULT_AGENT): Promise<AgentAdapter> {
@@ -83,6 +83,23 @@ export async function promptsOf(adapter: AgentAdapter, path: string | undefined,
  * same redacted content is already stored in git as one blob, the result
  * refers to it and the text is read only if a caller needs it.
  */
+/** `length` bytes of a file from `start` (fewer if it is shorter). */
+function readRange(path: string, start: number, length: number): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(length);
+    let off = 0;
+    while (off < length) {
+      const n = readSync(fd, buf, off, length - off, start + off);
+      if (n === 0) break;
+      off += n;
+    }
+    return off === length ? buf : buf.subarray(0, off);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export async function redactedTranscript(root: string, sessionId: string, adapter: AgentAdapter, path: string): Promise<PreRedacted> {
   if (!readableTranscript(path)) {
     throw new EntireError('TRANSCRIPT_UNREADABLE', `transcript ${path} is missing or not a file`);
@@ -93,19 +110,8 @@ export async function redactedTranscript(root: string, sessionId: string, adapte
       const u = await inc.updateRedactionCache({ sourcePath: path, cacheDir: join(tmpDir(root), 'redact'), key: sessionId });
       const load = async (): Promise<string> => {
         if (!u.cached) return u.appended + u.tail;
-        const fh = await fsPromises().open(u.outputPath, 'r');
-        try {
-          const buf = Buffer.alloc(u.outputBytes);
-          let off = 0;
-          while (off < buf.length) {
-            const { bytesRead } = await fh.read(buf, off, buf.length - off, off);
-            if (bytesRead === 0) break;
-            off += bytesRead;
-          }
-          return buf.toString('utf8', 0, off) + u.tail;
-        } finally {
-          await fh.close();
-        }
+        const buf = readRange(u.outputPath, 0, u.outputBytes);
+        return buf.toString('utf8') + u.tail;
       };
       const blob = u.cached && !u.rebuilt && u.tail === '' ? transcriptCache(root, sessionId, adapter, path).storedBlob(u.outputBytes) : null;
       if (blob) return PreRedacted.fromKnownBlob(blob, load);
@@ -171,19 +177,7 @@ export async function shadowTranscript(
   if (u.rebuilt) cache.setShadowChunks([]);
   const done = cache.shadowChunks().filter((c) => c.end < u.outputBytes);
   const nextStart = done.length > 0 ? done[done.length - 1]!.end + 1 : 0;
-  const fh = await fsPromises().open(u.outputPath, 'r');
-  let rest: Buffer;
-  try {
-    rest = Buffer.alloc(Math.max(0, u.outputBytes - nextStart));
-    let off = 0;
-    while (off < rest.length) {
-      const { bytesRead } = await fh.read(rest, off, rest.length - off, nextStart + off);
-      if (bytesRead === 0) break;
-      off += bytesRead;
-    }
-  } finally {
-    await fh.close();
-  }
+  let rest = readRange(u.outputPath, nextStart, Math.max(0, u.outputBytes - nextStart));
   if (u.tail) rest = Buffer.concat([rest, Buffer.from(u.tail, 'utf8')]);
   const ranges = lineGroupRanges(rest, SHADOW_CHUNK_BYTES);
   const pieces = ranges.map(([a, b]) => rest.subarray(a, b));

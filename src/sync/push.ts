@@ -12,6 +12,7 @@ import { casWrite } from '../store/branch.js';
 import { readCommit } from '../store/tree.js';
 import { unionChanges } from './merge.js';
 import { fault } from '../faults.js';
+import { writeStderr } from '../stderr.js';
 
 const PUSH_TIMEOUT_MS = 120_000;
 const ROUNDS = 3;
@@ -37,7 +38,7 @@ export async function syncMetadataBranch(ctx: HookContext, remote: string): Prom
   if (!local) return;
   const tracking = isUrl(remote) ? null : `refs/remotes/${remote}/entire/checkpoints/v1`;
   if (tracking && (await readRef(ctx.repo, tracking)) === local) return;
-  process.stderr.write(`[entire] Pushing session logs to ${remote}...\n`);
+  writeStderr(`[entire] Pushing session logs to ${remote}...\n`);
   for (let round = 0; round < ROUNDS; round++) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) break;

@@ -177,4 +177,32 @@ describe('work-tree snapshot (src/git/snapshot.ts)', () => {
     expect(r.git(['diff', '--cached', '--name-only']).trim()).toBe('README.md');
     repo.objects.close();
   });
+
+  it('stores blobs as `git hash-object -w` would, in-process or (with attributes or autocrlf) through git', async () => {
+    const r = makeRepo();
+    r.write('plain.txt', 'line one\r\nline two\n');
+    r.write('dir/exe.sh', '#!/bin/sh\necho hi\n');
+    r.write('bin.dat', Buffer.from([0, 1, 2, 255, 13, 10]));
+    const paths = ['plain.txt', 'dir/exe.sh', 'bin.dat'];
+    const expectSameAsGit = async (): Promise<void> => {
+      const repo = await withEnv(r.env, () => openRepo(r.dir, { fast: true }));
+      try {
+        const changes = await withEnv(r.env, () => snapshotChanges(repo, { paths, trustedPaths: new Set(paths) }));
+        for (const p of paths) {
+          const c = changes.find((x) => x.path === p) as { oid: string };
+          expect(c.oid, p).toBe(r.git(['hash-object', p]).trim());
+          expect(r.gitResult(['cat-file', '-e', c.oid]).status, `${p} stored`).toBe(0);
+        }
+      } finally {
+        repo.objects.close();
+      }
+    };
+    await expectSameAsGit(); // verbatim: written here
+    r.git(['config', 'core.autocrlf', 'true']);
+    await expectSameAsGit(); // CRLF normalised by git
+    r.git(['config', 'core.autocrlf', 'false']);
+    r.write('dir/.gitattributes', '*.sh text eol=lf\n');
+    r.write('.gitattributes', '*.txt text\n');
+    await expectSameAsGit(); // attributes: git decides
+  });
 });

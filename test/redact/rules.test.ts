@@ -1,6 +1,7 @@
 /** Every pattern rule: a positive and a negative example; the rule count; keyword prefilter. */
 import { describe, it, expect } from 'vitest';
 import { RULE_COUNT, FAMILIES, redactString } from '../../src/redact/index.js';
+import { ENGINE_ID } from '../../src/redact/engine-id.js';
 import { RULES } from '../../src/redact/rules.js';
 import { compiledRules, ruleSecrets } from '../../src/redact/engine.js';
 import { RULE_EXAMPLES } from './rule-examples.js';
@@ -8,6 +9,8 @@ import { RULE_EXAMPLES } from './rule-examples.js';
 describe('rule set', () => {
   it('has the pinned number of rules, each with a unique id and an example', () => {
     expect(RULE_COUNT).toBe(168);
+    // the incremental caches' engine id follows the rules (src/redact/engine-id.ts)
+    expect(ENGINE_ID).toBe(`redact-v1-${RULE_COUNT}`);
     expect(RULES.length).toBe(RULE_COUNT);
     expect(new Set(RULES.map((r) => r.id)).size).toBe(RULE_COUNT);
     expect(Object.keys(RULE_EXAMPLES).sort()).toEqual(RULES.map((r) => r.id).sort());
