@@ -40,12 +40,14 @@ const common = {
 // Two bundles: every command, and the hooks alone. V8 compiles a bundle's
 // whole top level at start-up, so hooks (run on every commit and agent turn)
 // load one without commander and the commands: about half the code cache.
+// The hooks bundle also shortens identifiers (about 1.3 ms per hook measured: less to read, hash
+// and deserialize); the commands keep their names for readable stack traces.
 const outputs = [
-  { entry: 'src/cli/main.ts', out: 'dist/entire.cjs' },
-  { entry: 'src/cli/hooks-main.ts', out: 'dist/hooks.cjs' },
+  { entry: 'src/cli/main.ts', out: 'dist/entire.cjs', extra: {} },
+  { entry: 'src/cli/hooks-main.ts', out: 'dist/hooks.cjs', extra: { minifyIdentifiers: true } },
 ];
 for (const o of outputs) {
-  await build({ ...common, entryPoints: [join(root, o.entry)], outfile: join(root, o.out) });
+  await build({ ...common, ...o.extra, entryPoints: [join(root, o.entry)], outfile: join(root, o.out) });
 }
 
 for (const o of outputs) {

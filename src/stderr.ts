@@ -6,12 +6,27 @@
 import { writeSync } from 'node:fs';
 
 export function writeStderr(text: string): void {
+  writeFd(2, text);
+}
+
+/** The same for standard output (a hook's reply to the agent). */
+export function writeStdout(text: string): void {
+  writeFd(1, text);
+}
+
+function writeFd(fd: 1 | 2, text: string): void {
   const buf = Buffer.from(text, 'utf8');
-  try {
-    let off = 0;
-    while (off < buf.length) off += writeSync(2, buf, off, buf.length - off);
-  } catch {
-    // e.g. EAGAIN on a non-blocking pipe: the stream handles it
-    process.stderr.write(text);
+  let off = 0;
+  let waited = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(fd, buf, off, buf.length - off);
+    } catch (e) {
+      // a full non-blocking pipe: wait for the reader (hooks exit right after writing,
+      // so nothing may be left to an asynchronous stream); any other error: give up
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN' || waited >= 2000) return;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      waited += 5;
+    }
   }
 }

@@ -7,7 +7,7 @@ import { describeError } from '../errors.js';
 import { runExitTasks } from '../exit-tasks.js';
 import { mark } from '../timing.js';
 import { setFaultScope } from '../faults.js';
-import { writeStderr } from '../stderr.js';
+import { writeStderr, writeStdout } from '../stderr.js';
 
 const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
@@ -78,7 +78,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
       case 'session-start': {
         const msg = await turn.sessionStart(ctx, event);
         const { encodeJsonLine } = await import('../checkpoint/json.js');
-        process.stdout.write(encodeJsonLine({ systemMessage: msg }) + '\n');
+        writeStdout(encodeJsonLine({ systemMessage: msg }) + '\n');
         break;
       }
       case 'turn-start':

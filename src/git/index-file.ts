@@ -10,6 +10,8 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 export interface IndexEntry {
   /** Canonical mode, as in trees: 100644, 100755, 120000, 160000. */
   mode: number;
+  /** The stat data git compares to tell an unchanged file (seconds, nanoseconds; 32-bit fields). */
+  stat: { ctimeS: number; ctimeNs: number; mtimeS: number; mtimeNs: number; dev: number; ino: number; uid: number; gid: number; size: number };
   oid: string;
   /** 0, or 1–3 for the sides of an unresolved conflict. */
   stage: number;
@@ -118,6 +120,17 @@ export function readIndexEntries(file: string, wanted: ReadonlySet<string>, hash
     if (path === undefined) continue;
     const e: IndexEntry = {
       mode: canonMode(mode),
+      stat: {
+        ctimeS: buf.readUInt32BE(start),
+        ctimeNs: buf.readUInt32BE(start + 4),
+        mtimeS: buf.readUInt32BE(start + 8),
+        mtimeNs: buf.readUInt32BE(start + 12),
+        dev: buf.readUInt32BE(start + 16),
+        ino: buf.readUInt32BE(start + 20),
+        uid: buf.readUInt32BE(start + 28),
+        gid: buf.readUInt32BE(start + 32),
+        size: buf.readUInt32BE(start + 36),
+      },
       oid: buf.toString('hex', start + 40, start + 40 + hashBytes),
       stage: (flags >> 12) & 3,
       intentToAdd: (extended & 0x2000) !== 0,
@@ -134,4 +147,27 @@ export function readIndexEntries(file: string, wanted: ReadonlySet<string>, hash
     pos += 8 + size;
   }
   return out;
+}
+
+/**
+ * Whether a file whose `lstat` (bigint) is `st` still holds the content of
+ * index entry `e`, by git's own rule: every recorded stat field matches, and
+ * the entry is not "racily clean" (the file changed in the same instant the
+ * index was written, `indexMtimeNs`). False means only hashing can tell.
+ */
+export function unchangedSinceIndexed(e: IndexEntry, st: import('node:fs').BigIntStats, indexMtimeNs: bigint): boolean {
+  const s = e.stat;
+  const u32 = (v: bigint): number => Number(v & 0xffffffffn);
+  if (st.mtimeNs >= indexMtimeNs) return false;
+  return (
+    Number(st.mtimeNs / 1_000_000_000n) === s.mtimeS &&
+    Number(st.mtimeNs % 1_000_000_000n) === s.mtimeNs &&
+    Number(st.ctimeNs / 1_000_000_000n) === s.ctimeS &&
+    Number(st.ctimeNs % 1_000_000_000n) === s.ctimeNs &&
+    u32(st.ino) === s.ino &&
+    u32(st.size) === s.size &&
+    u32(st.uid) === s.uid &&
+    u32(st.gid) === s.gid &&
+    canonMode(Number(st.mode)) === e.mode
+  );
 }

@@ -1,5 +1,5 @@
 import { describe, it, expect, afterAll } from 'vitest';
-import { chmodSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeRepo, cleanupAll } from '../helpers/repo.js';
 import { withEnv } from '../helpers/env.js';
@@ -36,5 +36,27 @@ describe('paths that differ, without spawning git', () => {
     const differing = await withEnv(r.env, () => differingFromCommit(repo, second, probe));
     expect([...differing].sort()).toEqual(['a.txt', 'b.sh', 'dir/d.txt', 'link', 'untracked.txt']);
     repo.objects.close();
+  });
+
+  it('trusts the index stat data only as git does: a same-size rewrite with the old mtime is still seen', async () => {
+    const r = makeRepo();
+    r.write('kept.txt', 'same bytes\n');
+    r.write('sneaky.txt', 'original!\n');
+    // let the index be written strictly after the files (not racily clean)
+    await new Promise((res) => setTimeout(res, 20));
+    const head = r.commitAll('base');
+    const repo = await withEnv(r.env, () => openRepo(r.dir, { fast: true }));
+    try {
+      expect([...(await withEnv(r.env, () => differingFromCommit(repo, head, ['kept.txt', 'sneaky.txt'])))]).toEqual([]);
+      const p = join(r.dir, 'sneaky.txt');
+      const before = statSync(p);
+      writeFileSync(p, 'modified!\n'); // same size
+      utimesSync(p, before.atime, before.mtime); // mtime put back; ctime cannot be
+      const d = await withEnv(r.env, () => differingFromCommit(repo, head, ['kept.txt', 'sneaky.txt']));
+      expect([...d]).toEqual(['sneaky.txt']);
+      expect(r.git(['status', '--porcelain']).trim()).toBe('M sneaky.txt');
+    } finally {
+      repo.objects.close();
+    }
   });
 });
