@@ -13,7 +13,7 @@
  * clashes with a directory, HEAD pointing at one of the refs, an identity or
  * date that only git can work out, or a ref store other than files.
  */
-import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Repo } from './repo.js';
 import type { RefUpdate } from './refs.js';
@@ -156,8 +156,8 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
     for (const u of updates) {
       const lock = locks.find((l) => l.ref === u.ref)!;
       if (u.newOid === null) continue;
+      // no fsync: git's default (core.fsync unset) flushes packs only, not references
       writeSync(lock.fd, u.newOid + '\n');
-      fsyncSync(lock.fd);
     }
     for (const l of locks) closeSync(l.fd);
     for (const u of updates) {

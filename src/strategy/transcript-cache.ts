@@ -146,8 +146,13 @@ export class TranscriptCache {
 
   /** Every user prompt of the transcript, redacted (new lines only are analysed). */
   async prompts(): Promise<string[]> {
-    const { redactString } = await import('../redact/index.js');
-    if (!this.incremental()) return (this.analyze(0)?.prompts ?? []).map(redactString);
+    // the redactor loads only when there are prompts not redacted yet
+    const redactAll = async (ps: string[]): Promise<string[]> => {
+      if (ps.length === 0) return [];
+      const { redactString } = await import('../redact/index.js');
+      return ps.map(redactString);
+    };
+    if (!this.incremental()) return redactAll(this.analyze(0)?.prompts ?? []);
     try {
       let pc = this.data.promptsCursor;
       let r = this.adapter.analyzeTranscriptFile(this.path, { from: pc?.line ?? 0, cursor: pc ?? undefined });
@@ -166,13 +171,13 @@ export class TranscriptCache {
         tail = t.exists ? t.analysis.prompts : [];
       }
       const complete = r.analysis.prompts.slice(0, r.analysis.prompts.length - tail.length);
-      if (complete.length > 0) this.data.prompts = [...this.data.prompts, ...complete.map(redactString)];
+      if (complete.length > 0) this.data.prompts = [...this.data.prompts, ...(await redactAll(complete))];
       if (end && (!pc || end.byte !== pc.byte)) {
         this.data.promptsCursor = end;
         this.dirty = true;
       }
       this.remember(end);
-      return [...this.data.prompts, ...tail.map(redactString)];
+      return [...this.data.prompts, ...(await redactAll(tail))];
     } catch {
       return this.data.prompts;
     }

@@ -77,12 +77,6 @@ export async function promptsOf(adapter: AgentAdapter, path: string | undefined,
   return transcriptCache(owner.root, owner.sessionId, adapter, path!).prompts();
 }
 
-/**
- * The whole transcript, redacted. Throws TRANSCRIPT_UNREADABLE when the file
- * cannot be read (finalization must then keep its IDs pending). When the
- * same redacted content is already stored in git as one blob, the result
- * refers to it and the text is read only if a caller needs it.
- */
 /** `length` bytes of a file from `start` (fewer if it is shorter). */
 function readRange(path: string, start: number, length: number): Buffer {
   const fd = openSync(path, 'r');
@@ -100,6 +94,12 @@ function readRange(path: string, start: number, length: number): Buffer {
   }
 }
 
+/**
+ * The whole transcript, redacted. Throws TRANSCRIPT_UNREADABLE when the file
+ * cannot be read (finalization must then keep its IDs pending). When the
+ * same redacted content is already stored in git as one blob, the result
+ * refers to it and the text is read only if a caller needs it.
+ */
 export async function redactedTranscript(root: string, sessionId: string, adapter: AgentAdapter, path: string): Promise<PreRedacted> {
   if (!readableTranscript(path)) {
     throw new EntireError('TRANSCRIPT_UNREADABLE', `transcript ${path} is missing or not a file`);
