@@ -211,9 +211,14 @@ export function inflateZlib(src: Uint8Array, sizeHint = 0): Buffer {
  * Inflate an object's zlib stream (trailing bytes ignored). `size`, when
  * known, is the inflated size: it picks the decoder and is checked.
  */
+let decodedHere = 0;
+/** After this many objects a process is reading in bulk (a listing): node:zlib pays for itself. */
+const BULK = 32;
+
 export function inflateObject(src: Buffer, size?: number): Buffer {
   const small = size !== undefined ? size <= SMALL : src.length <= SMALL / 4;
-  if (small) {
+  if (small && decodedHere < BULK) {
+    decodedHere++;
     try {
       return inflateZlib(src, size);
     } catch {
