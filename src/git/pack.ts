@@ -22,6 +22,14 @@ const REF_DELTA = 7;
 /** Delta chains git writes are ≤ 50 deep (pack.depth, max 4095); anything deeper is corrupt. */
 const MAX_CHAIN = 10_000;
 
+/** An .idx up to this size is read whole (a repository of ~500k objects); bigger ones are probed. */
+let IDX_IN_MEMORY = 16 << 20;
+
+/** Tests exercise the probing path on small packs. */
+export function setIdxInMemoryLimitForTests(bytes: number): void {
+  IDX_IN_MEMORY = bytes;
+}
+
 /** Thrown for a pack we do not understand; callers fall back to git. */
 export class PackFormatError extends Error {}
 
@@ -43,6 +51,8 @@ export class Pack {
   private packSize = 0;
   private count = 0;
   private fanout: Buffer | null = null;
+  /** The whole .idx when it is small (one read instead of a read per probe). */
+  private idx: Buffer | null = null;
   /** Recently inflated entries by offset: delta chains share their bases. */
   private cache = new Map<number, RawObject>();
   private cacheBytes = 0;
@@ -63,6 +73,8 @@ export class Pack {
       this.fanout = head.subarray(8);
       this.count = this.fanout.readUInt32BE(255 * 4);
       this.idxFd = fd;
+      const size = fstatSync(fd).size;
+      if (size <= IDX_IN_MEMORY) this.idx = readAt(fd, 0, size);
     } catch (e) {
       closeSync(fd);
       throw e;
@@ -77,6 +89,7 @@ export class Pack {
     if (this.packFd >= 0) closeSync(this.packFd);
     this.idxFd = this.packFd = -1;
     this.fanout = null;
+    this.idx = null;
     this.cache.clear();
     this.cacheBytes = 0;
   }
@@ -92,7 +105,8 @@ export class Pack {
     const names = 8 + 1024;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const c = readAt(this.idxFd, names + mid * H, H).compare(oid);
+      const at = names + mid * H;
+      const c = this.idx ? this.idx.compare(oid, 0, H, at, at + H) : readAt(this.idxFd, at, H).compare(oid);
       if (c === 0) return this.offsetAt(mid);
       if (c < 0) lo = mid + 1;
       else hi = mid;
@@ -104,9 +118,10 @@ export class Pack {
     const n = this.count;
     const H = this.hashLen;
     const offs = 8 + 1024 + n * H + n * 4;
-    const v = readAt(this.idxFd, offs + i * 4, 4).readUInt32BE(0);
+    const v = this.idx ? this.idx.readUInt32BE(offs + i * 4) : readAt(this.idxFd, offs + i * 4, 4).readUInt32BE(0);
     if ((v & 0x80000000) === 0) return v;
-    const big = readAt(this.idxFd, offs + n * 4 + (v & 0x7fffffff) * 8, 8);
+    const bigAt = offs + n * 4 + (v & 0x7fffffff) * 8;
+    const big = this.idx ? this.idx.subarray(bigAt, bigAt + 8) : readAt(this.idxFd, bigAt, 8);
     return big.readUInt32BE(0) * 2 ** 32 + big.readUInt32BE(4);
   }
 

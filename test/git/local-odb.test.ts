@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { makeRepo, cleanupAll, tempDir, repoAt, type TempRepo } from '../helpers/repo.js';
 import { withEnv } from '../helpers/env.js';
 import { LocalObjects } from '../../src/git/local-odb.js';
+import { setIdxInMemoryLimitForTests } from '../../src/git/pack.js';
 import { inflateZlib, inflateObject } from '../../src/git/inflate.js';
 import { openRepo } from '../../src/git/repo.js';
 
@@ -73,6 +74,13 @@ describe('in-process object reader', () => {
       // REF_DELTA entries: what a pack without delta-base offsets holds
       repo.git(['-c', 'repack.useDeltaBaseOffset=false', 'repack', '-a', '-d', '-f', '-q']);
       expect(compareAll(repo, format)).toBeGreaterThan(30);
+      // an index too big to read whole is binary-searched on disk
+      setIdxInMemoryLimitForTests(0);
+      try {
+        expect(compareAll(repo, format)).toBeGreaterThan(30);
+      } finally {
+        setIdxInMemoryLimitForTests(16 << 20);
+      }
     });
   }
 
