@@ -96,9 +96,19 @@ function nodeOnce() {
   nodeSamples.push(ms);
   return ms;
 }
-function row(label, ms, extra = '', base = null) {
-  const b = base && base.length > 0 ? median(base) : nodeMs;
-  rows.push({ label, ms, ratio: b ? ms / b : NaN, extra });
+/**
+ * `base`: node -e "" samples taken next to the row's runs. With `paired` (one sample per run, in
+ * the same order) the ratio is the median of the per-run ratios: each run against the baseline
+ * measured a moment before it, which cancels the VM's drift best.
+ */
+function row(label, ms, extra = '', base = null, paired = null) {
+  let ratio;
+  if (paired && base && paired.length === base.length && paired.length > 0) ratio = median(paired.map((x, i) => x / base[i]));
+  else {
+    const b = base && base.length > 0 ? median(base) : nodeMs;
+    ratio = b ? ms / b : NaN;
+  }
+  rows.push({ label, ms, ratio, extra });
 }
 
 // ------------------------------------------------------------------ baseline
@@ -187,7 +197,8 @@ function commitHooksBench(live, label) {
   const { dir } = live;
   const pcm = [];
   const pc = [];
-  const nb = []; // node -e "" samples taken next to these runs
+  const nb1 = []; // node -e "" samples taken right before each prepare-commit-msg run
+  const nb2 = []; // … and before each post-commit run
   const msgFile = join(dir, '.git', 'BENCH_MSG');
   for (let i = 0; i < RUNS + 1; i++) {
     const file = `agent-${i}.txt`;
@@ -206,11 +217,12 @@ function commitHooksBench(live, label) {
     if (i >= 1) {
       pcm.push(t1);
       pc.push(t2);
-      nb.push(n1, n2);
+      nb1.push(n1);
+      nb2.push(n2);
     }
   }
-  row(`prepare-commit-msg, live session, 3 MB transcript${label}`, median(pcm), '(target ≤ 1.5×)', nb);
-  row(`post-commit + condense, 3 MB transcript${label}`, median(pc), '(target ≤ 2.5×)', nb);
+  row(`prepare-commit-msg, live session, 3 MB transcript${label}`, median(pcm), '(target ≤ 1.5×)', nb1, pcm);
+  row(`post-commit + condense, 3 MB transcript${label}`, median(pc), '(target ≤ 2.5×)', nb2, pc);
   return { pcm: median(pcm), pc: median(pc) };
 }
 
@@ -242,7 +254,7 @@ for (const [label, bytes] of [
     nb.push(nodeOnce());
     xs.push(s.agentTurn(`later-${i}.txt`));
   }
-  row(`Stop hook, later turns, ${label} transcript`, median(xs), `first turn ${first.toFixed(0)} ms${bytes === T50 ? ' (target < 1000 ms)' : ''}`, nb);
+  row(`Stop hook, later turns, ${label} transcript`, median(xs), `first turn ${first.toFixed(0)} ms${bytes === T50 ? ' (target < 1000 ms)' : ''}`, nb, xs);
 }
 
 // ------------------------------------------------------------------ redaction, explain, listing, store
@@ -258,7 +270,7 @@ for (let i = 0; i < RUNS; i++) {
   exBase.push(nodeOnce());
   ex.push(timed(process.execPath, [cli, 'explain', '--commit', head], { cwd: live.dir }));
 }
-row('entire explain --commit <sha>', median(ex), '', exBase);
+row('entire explain --commit <sha>', median(ex), '', exBase, ex);
 const list = await lib.benchList(hist.dir, RUNS);
 rows.push({ label: `list ${list.count} checkpoints (in-process, incl. cat-file start)`, ms: list.ms, ratio: NaN, extra: '(target ≤ 1000 ms)' });
 
