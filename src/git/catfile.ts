@@ -1,6 +1,8 @@
 /**
- * A long-lived `git cat-file --batch` process: one spawn per command run,
- * then each object read is a line written and a record parsed.
+ * Object reads for one repository: first in-process (local-odb.ts), which
+ * answers the common cases without a process; otherwise a long-lived
+ * `git cat-file --batch` process, spawned on first need, where each read is
+ * a line written and a record parsed.
  */
 import type { ChildProcess } from 'node:child_process';
 import { EntireError } from '../errors.js';

@@ -27,7 +27,7 @@ export interface Repo {
   readonly worktreeId: string;
   /** The index file git handed to a hook (absolute), when there was one. */
   readonly hookIndexFile: string | undefined;
-  /** Long-lived `git cat-file --batch` reader for this repository. */
+  /** Object reads: in-process from the object store, else a long-lived `git cat-file --batch`. */
   readonly objects: ObjectReader;
   /** HEAD's commit when the repository was opened (null: no commits yet). */
   readonly initialHead: string | null;

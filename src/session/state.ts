@@ -313,9 +313,7 @@ function issuesText(error: { issues: ReadonlyArray<{ path: PropertyKey[]; messag
     .join('; ');
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+const isPlainObject = shape.isPlainObject;
 
 function extrasOf(obj: Record<string, unknown>, known: ReadonlySet<string>): Record<string, unknown> | undefined {
   let out: Record<string, unknown> | undefined;
