@@ -40,7 +40,9 @@ function reflogIdent(repo: Repo, env: NodeJS.ProcessEnv): string | undefined {
   const off = -now.getTimezoneOffset();
   const abs = Math.abs(off);
   const tz = `${off < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
-  return `${name.trim()} <${email.trim()}> ${Math.floor(now.getTime() / 1000)} ${tz}`;
+  // git drops "crud" (whitespace and .,:;<>"\\') around ident parts
+  const uncrud = (x: string): string => x.replace(/^[\s.,:;<>"\\']+|[\s.,:;<>"\\']+$/g, '');
+  return `${uncrud(name)} <${uncrud(email)}> ${Math.floor(now.getTime() / 1000)} ${tz}`;
 }
 
 /** Whether updates of this ref get a reflog line (core.logAllRefUpdates, git's defaults). */

@@ -116,4 +116,30 @@ describe('in-process ref transactions (files backend)', () => {
     expect(existsSync(join(t.dir, '.git', 'logs', REF))).toBe(false);
     expect(t.git(['rev-parse', REF]).trim()).toBe(a);
   });
+
+  it('writes the same reflog ident as git, crud and all', async () => {
+    const { t, a } = setup();
+    const env = { ...t.env, GIT_COMMITTER_NAME: ' Jane Q. Doe. ', GIT_COMMITTER_EMAIL: 'jane@example.com;' };
+    t.git(['update-ref', '-m', 'by git', 'refs/heads/by-git', a], { env });
+    await withEnv(env, async () => {
+      const r = await openRepo(t.dir, { fast: true });
+      try {
+        expect(updateRefsInProcess(r, [{ ref: 'refs/heads/by-us', newOid: a, oldOid: null }], 'by us')).toBe('ok');
+      } finally {
+        r.objects.close();
+      }
+    });
+    const identOf = (ref: string) => readFileSync(join(t.dir, '.git', 'logs', ref), 'utf8').split('\n')[0]!.split('\t')[0]!.split(' ').slice(2, -2).join(' ');
+    expect(identOf('refs/heads/by-us')).toBe(identOf('refs/heads/by-git'));
+    expect(identOf('refs/heads/by-git')).toBe('Jane Q. Doe <jane@example.com>');
+    // an ident with angle brackets inside is git's to clean up
+    await withEnv({ ...env, GIT_COMMITTER_EMAIL: '<odd@example.com>' }, async () => {
+      const r = await openRepo(t.dir, { fast: true });
+      try {
+        expect(updateRefsInProcess(r, [{ ref: 'refs/heads/odd', newOid: a, oldOid: null }], 'odd')).toBeUndefined();
+      } finally {
+        r.objects.close();
+      }
+    });
+  });
 });
