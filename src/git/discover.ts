@@ -61,11 +61,12 @@ export function resolveRef(gitDir: string, commonDir: string, ref: string): stri
   }
   const packed = read(join(commonDir, 'packed-refs'));
   if (packed !== null) {
-    for (const line of packed.split('\n')) {
-      if (line.endsWith(' ' + ref)) {
-        const v = line.slice(0, line.indexOf(' '));
-        if (OID_RE.test(v)) return v;
-      }
+    // a native search, not a split: packed-refs can list every tag of a big repository
+    const text = packed.endsWith('\n') ? packed : packed + '\n';
+    const at = text.indexOf(' ' + ref + '\n');
+    if (at >= 0) {
+      const v = text.slice(text.lastIndexOf('\n', at) + 1, at);
+      if (OID_RE.test(v)) return v;
     }
   }
   return null;

@@ -64,16 +64,16 @@ function logsRef(repo: Repo, ref: string, env: NodeJS.ProcessEnv): boolean | und
   return undefined;
 }
 
-function packedValue(repo: Repo, ref: string): string | null {
-  const text = readText(join(repo.commonDir, 'packed-refs'));
-  if (text === null) return null;
-  for (const line of text.split('\n')) {
-    if (line.endsWith(' ' + ref) && line.length === ref.length + 1 + line.indexOf(' ')) {
-      const v = line.slice(0, line.indexOf(' '));
-      if (OID_RE.test(v)) return v;
-    }
-  }
-  return null;
+/** Largest packed-refs read here; git binary-searches bigger ones (a repository with many tags). */
+const MAX_PACKED_REFS = 256 * 1024;
+
+function packedValue(packed: string | null, ref: string): string | null {
+  if (packed === null) return null;
+  const at = packed.indexOf(' ' + ref + '\n');
+  if (at < 0) return null;
+  const start = packed.lastIndexOf('\n', at) + 1;
+  const v = packed.slice(start, at);
+  return OID_RE.test(v) ? v : null;
 }
 
 /**
@@ -122,6 +122,35 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
         return undefined; // held by another process, or a file where a directory must be
       }
     }
+    // packed refs, read once; a big file is git's (it binary-searches it)
+    let packed: string | null = null;
+    try {
+      packed = readFileSync(join(repo.commonDir, 'packed-refs'), 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+        release();
+        return undefined;
+      }
+    }
+    if (packed !== null && !packed.endsWith('\n')) packed += '\n';
+    if (packed !== null && packed.length > MAX_PACKED_REFS) {
+      release();
+      return undefined;
+    }
+    // a new name that clashes with a packed ref as a directory or a file (refs/heads/a vs
+    // refs/heads/a/b) is refused by git: let git say so
+    if (packed !== null) {
+      for (const u of updates) {
+        if (u.newOid === null) continue;
+        const segs = u.ref.split('/');
+        let clash = packed.includes(' ' + u.ref + '/');
+        for (let i = 3; i < segs.length && !clash; i++) clash = packedValue(packed, segs.slice(0, i).join('/')) !== null;
+        if (clash) {
+          release();
+          return undefined;
+        }
+      }
+    }
     // values under the locks
     const current = new Map<string, { loose: string | null; packed: string | null }>();
     for (const { ref, path } of locks) {
@@ -139,14 +168,15 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
         release();
         return undefined; // a symbolic ref
       }
-      current.set(ref, { loose, packed: loose === null ? packedValue(repo, ref) : null });
+      current.set(ref, { loose, packed: loose === null ? packedValue(packed, ref) : null });
     }
     for (const u of updates) {
       const c = current.get(u.ref)!;
       const value = c.loose ?? c.packed;
-      if (u.newOid === null && c.loose === null && c.packed !== null) {
+      // deleting a ref that packed-refs also names (even under a loose one) rewrites packed-refs: git's job
+      if (u.newOid === null && (c.packed !== null || packedValue(packed, u.ref) !== null)) {
         release();
-        return undefined; // deleting a packed ref rewrites packed-refs: git's job
+        return undefined;
       }
       if (u.oldOid === undefined) continue;
       if ((u.oldOid ?? null) !== (value === zero ? null : value)) {

@@ -87,6 +87,15 @@ describe('in-process ref transactions (files backend)', () => {
     });
     expect(t.git(['rev-parse', REF]).trim()).toBe(b);
     expect(t.gitResult(['rev-parse', '--verify', '-q', SHADOW]).status).not.toBe(0);
+    // a ref both packed and loose: deleting only the loose file would bring the packed value back
+    t.git(['update-ref', SHADOW, a]);
+    t.git(['pack-refs', '--all']);
+    t.git(['update-ref', SHADOW, b]); // now loose (b) over packed (a)
+    await withRepo(t, async (r) => {
+      expect(updateRefsInProcess(r, [{ ref: SHADOW, newOid: null, oldOid: b }], 'entire')).toBeUndefined();
+      expect(await updateRefs(r, [{ ref: SHADOW, newOid: null, oldOid: b }])).toBe('ok');
+    });
+    expect(t.gitResult(['rev-parse', '--verify', '-q', SHADOW]).status).not.toBe(0);
   });
 
   it('defers to git when another process holds a lock, a directory is in the way, or HEAD is on the branch', async () => {
@@ -105,6 +114,12 @@ describe('in-process ref transactions (files backend)', () => {
       expect(updateRefsInProcess(r, [{ ref: 'refs/heads/main', newOid: a, oldOid: b }], 'entire')).toBeUndefined();
     });
     expect(t.git(['rev-parse', 'main']).trim()).toBe(b);
+    // the same clash with a packed ref
+    t.git(['update-ref', 'refs/heads/packed-dir/x', a]);
+    t.git(['pack-refs', '--all']);
+    await withRepo(t, (r) => {
+      expect(updateRefsInProcess(r, [{ ref: 'refs/heads/packed-dir', newOid: b, oldOid: null }], 'entire')).toBeUndefined();
+    });
   });
 
   it('writes no reflog where git would not (logAllRefUpdates=false)', async () => {
