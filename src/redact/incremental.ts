@@ -89,6 +89,8 @@ interface Cursor {
   headHash: string;
   anchorHash: string;
   outTailHash: string;
+  /** The source's [ino, size, mtimeMs] when the cursor covered all of it (see `unchanged`). */
+  src?: [number, number, number];
 }
 
 /** File-name-safe form of a key (session id). */
@@ -221,6 +223,8 @@ async function fullRedaction(sourcePath: string): Promise<CacheUpdate> {
  */
 export async function updateRedactionCache(opts: IncrementalOptions): Promise<CacheUpdate> {
   const paths = redactionCachePaths(opts.cacheDir, opts.key);
+  const same = unchanged(opts, paths);
+  if (same) return same;
   mkdirSync(opts.cacheDir, { recursive: true });
   if (!(await acquireLock(paths.lock))) return fullRedaction(opts.sourcePath);
   try {
@@ -230,10 +234,28 @@ export async function updateRedactionCache(opts: IncrementalOptions): Promise<Ca
   }
 }
 
+/**
+ * The common case of a hook that finds nothing new (post-commit after a
+ * Stop, a second call in one hook): the source has the very inode, size and
+ * mtime the cursor recorded when it covered the whole file, and the output
+ * holds the cursor's bytes. Then the cache stands as it is, without the lock
+ * or re-hashing the spans. Anything else takes the full path.
+ */
+function unchanged(opts: IncrementalOptions, paths: { output: string; cursor: string }): CacheUpdate | null {
+  const cur = readCursor(paths.cursor);
+  const s = cur?.src;
+  if (!cur || !Array.isArray(s) || s.length !== 3 || cur.engine !== ENGINE_ID || cur.source !== opts.sourcePath) return null;
+  const st = statSync(opts.sourcePath, { throwIfNoEntry: false });
+  const out = statSync(paths.output, { throwIfNoEntry: false });
+  if (!st || !out || st.ino !== s[0] || st.size !== s[1] || st.mtimeMs !== s[2] || cur.offset !== st.size || out.size < cur.outBytes) return null;
+  return { outputPath: paths.output, outputBytes: cur.outBytes, appended: '', tail: '', sourceBytes: st.size, newBytes: 0, rebuilt: false, cached: true };
+}
+
 async function updateLocked(opts: IncrementalOptions, paths: { output: string; cursor: string }): Promise<CacheUpdate> {
   const src = openSync(opts.sourcePath, 'r');
   try {
-    const size = fstatSync(src).size;
+    const srcStat = fstatSync(src);
+    const size = srcStat.size;
     let start = 0;
     let outBytes = 0;
     const cur = readCursor(paths.cursor);
@@ -302,6 +324,8 @@ async function updateLocked(opts: IncrementalOptions, paths: { output: string; c
         anchorHash: hashSpan(src, Math.max(0, offset - HASH_SPAN), offset),
         outTailHash,
       };
+      // the stat as read (before the bytes): a write after it changes it, and the next call checks fully
+      if (offset === size) cursor.src = [srcStat.ino, srcStat.size, srcStat.mtimeMs];
       writeAtomic(paths.cursor, JSON.stringify(cursor) + '\n');
       outBytes = newOutBytes;
     }

@@ -1,6 +1,6 @@
 /** Incremental redaction of append-only transcripts (SPEC §3.3 SHOULD). */
 import { describe, it, expect, afterAll } from 'vitest';
-import { appendFileSync, readFileSync, writeFileSync, readdirSync, existsSync, truncateSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync, readdirSync, existsSync, truncateSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   redactJsonlFileIncremental,
@@ -98,6 +98,25 @@ describe('redactJsonlFileIncremental', () => {
     const r3 = await redactJsonlFileIncremental({ sourcePath: src, cacheDir, key });
     expect(r3.rebuilt).toBe(false);
     expect(r3.text).toBe(redactJsonl(readFileSync(src, 'utf8')));
+  });
+
+  it('an unchanged source is answered from the cursor alone; a same-size rewrite with a new mtime is not', async () => {
+    const { src, cacheDir, key } = setup();
+    writeFileSync(src, lines.slice(0, 6).join('\n') + '\n');
+    const first = await updateRedactionCache({ sourcePath: src, cacheDir, key });
+    const p = redactionCachePaths(cacheDir, key);
+    // held lock: the full path would wait for it (and then redact without the cache); the quick one needs none
+    writeFileSync(p.lock, '99999');
+    const again = await updateRedactionCache({ sourcePath: src, cacheDir, key });
+    expect(again).toMatchObject({ cached: true, rebuilt: false, newBytes: 0, outputBytes: first.outputBytes, appended: '' });
+    rmSync(p.lock);
+    // same length, other bytes, later mtime: fully checked, and redone
+    const swapped = lines.slice(1, 7).join('\n') + '\n';
+    const same = swapped.length === readFileSync(src, 'utf8').length ? swapped : readFileSync(src, 'utf8').replace(/[a-z]/, (c) => (c === 'a' ? 'b' : 'a'));
+    writeFileSync(src, same);
+    utimesSync(src, new Date(), new Date(Date.now() + 5000));
+    const r = await redactJsonlFileIncremental({ sourcePath: src, cacheDir, key });
+    expect(r.text).toBe(redactJsonl(readFileSync(src, 'utf8')));
   });
 
   it('concurrent calls for one key agree and leave a consistent cache', async () => {
