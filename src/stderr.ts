@@ -1,6 +1,7 @@
 /**
- * One line for the user on a hook path. Written to fd 2 directly: the first
- * use of `process.stderr` builds a stream (and, on a pipe, loads the net
+ * Hook output (a line for the user on stderr, a reply to the agent on
+ * stdout), written to the file descriptor directly: the first use of
+ * `process.stderr`/`stdout` builds a stream (and, on a pipe, loads the net
  * and stream modules), about 3–5 ms on the bench VM, for a single line.
  */
 import { writeSync } from 'node:fs';

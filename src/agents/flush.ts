@@ -6,8 +6,9 @@
  * Otherwise we wait for the file size to settle; Gemini rewrites one JSON
  * document, so we wait until it parses. Always capped.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import type { AgentKey, FlushResult } from './types.js';
+import { readAt } from '../fs-read.js';
 
 export const DEFAULT_STOP_WAIT_MS = 3000;
 export const POLL_INTERVAL_MS = 50;
@@ -77,14 +78,7 @@ export function readTail(path: string, maxBytes = TAIL_BYTES): { size: number; t
   try {
     const size = fstatSync(fd).size;
     const len = Math.min(size, maxBytes);
-    const buf = Buffer.allocUnsafe(len);
-    let off = 0;
-    while (off < len) {
-      const r = readSync(fd, buf, off, len - off, size - len + off);
-      if (r === 0) break;
-      off += r;
-    }
-    return { size, tail: buf.toString('utf8', 0, off) };
+    return { size, tail: readAt(fd, size - len, len).toString('utf8') };
   } catch {
     return { size: -1, tail: '' };
   } finally {

@@ -10,9 +10,10 @@
  * - line counting and the last identifier need no parsing except of the last
  *   line(s) that mention `"uuid"`.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { EntireError } from '../errors.js';
 import type { TokenUsage, TranscriptAnalysis, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from './types.js';
+import { readAt } from '../fs-read.js';
 
 export interface JsonlDialect {
   /** Top-level key holding `user`/`assistant`: Claude `type`, Cursor `role`. */
@@ -316,17 +317,6 @@ function analyzeUser(message: Obj, dialect: JsonlDialect, result: TranscriptAnal
 // ---------------------------------------------------------------------------
 // Files
 
-function readRange(fd: number, start: number, length: number): Buffer {
-  const buf = Buffer.allocUnsafe(length);
-  let off = 0;
-  while (off < length) {
-    const r = readSync(fd, buf, off, length - off, start + off);
-    if (r === 0) break;
-    off += r;
-  }
-  return off === length ? buf : buf.subarray(0, off);
-}
-
 function isMissing(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';
@@ -366,13 +356,13 @@ function readWindow(path: string, cursor: TranscriptCursor | undefined, maxLine:
       cursor.line > 0 &&
       cursor.byte <= size &&
       cursor.line <= maxLine &&
-      readRange(fd, cursor.byte - 1, 1)[0] === 10
+      readAt(fd, cursor.byte - 1, 1)[0] === 10
     ) {
       start = cursor.byte;
       baseLine = cursor.line;
       baseIdentifier = typeof cursor.identifier === 'string' ? cursor.identifier : '';
     }
-    return { buf: readRange(fd, start, size - start), start, baseLine, baseIdentifier };
+    return { buf: readAt(fd, start, size - start), start, baseLine, baseIdentifier };
   } catch (e) {
     throw unreadable(path, e);
   } finally {

@@ -5,7 +5,8 @@
  * `git diff --cached` process. Index features that change what the entries
  * mean (a split index, a sparse index) answer `undefined`: ask git.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { readAt } from '../fs-read.js';
 
 export interface IndexEntry {
   /** Canonical mode, as in trees: 100644, 100755, 120000, 160000. */
@@ -42,14 +43,8 @@ function readWhole(file: string): Buffer | null | undefined {
   try {
     const size = fstatSync(fd).size;
     if (size > MAX_INDEX_BYTES) return undefined;
-    const buf = Buffer.allocUnsafe(size);
-    let got = 0;
-    while (got < size) {
-      const n = readSync(fd, buf, got, size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return got === size ? buf : undefined;
+    const buf = readAt(fd, 0, size);
+    return buf.length === size ? buf : undefined;
   } finally {
     closeSync(fd);
   }

@@ -37,7 +37,7 @@ export class LocalObjects {
    */
   constructor(
     private readonly objectsDir: string,
-    private readonly format: 'sha1' | 'sha256',
+    format: 'sha1' | 'sha256',
     private readonly refs: { gitDir: string; commonDir: string } | null,
   ) {
     this.hexLen = format === 'sha256' ? 64 : 40;

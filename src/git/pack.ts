@@ -6,8 +6,9 @@
  * resolved here; a REF_DELTA base in another pack or loose is fetched through
  * `lookupBase`. Formats: gitformat-pack(5).
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
 import { inflateObject } from './inflate.js';
+import { readAt } from '../fs-read.js';
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
@@ -32,17 +33,6 @@ export function setIdxInMemoryLimitForTests(bytes: number): void {
 
 /** Thrown for a pack we do not understand; callers fall back to git. */
 export class PackFormatError extends Error {}
-
-function readAt(fd: number, pos: number, len: number): Buffer {
-  const buf = Buffer.allocUnsafe(len);
-  let got = 0;
-  while (got < len) {
-    const n = readSync(fd, buf, got, len - got, pos + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return got === len ? buf : buf.subarray(0, got);
-}
 
 /** One `.idx` (version 2) and its `.pack`, opened lazily and kept open. */
 export class Pack {

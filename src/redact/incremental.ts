@@ -27,10 +27,11 @@
  * Cache files are named from the key only when it is a safe file name
  * (`[A-Za-z0-9][A-Za-z0-9._-]{0,127}`, no `..`), else from its SHA-256.
  */
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crypto } from '../builtins.js';
 import { ENGINE_ID } from './engine-id.js';
+import { readAt } from '../fs-read.js';
 
 export { ENGINE_ID };
 
@@ -117,17 +118,6 @@ export async function removeRedactionCache(cacheDir: string, key: string): Promi
 
 function sha(buf: Buffer): string {
   return crypto().createHash('sha256').update(buf).digest('hex');
-}
-
-function readAt(fd: number, position: number, length: number): Buffer {
-  const buf = Buffer.allocUnsafe(length);
-  let got = 0;
-  while (got < length) {
-    const n = readSync(fd, buf, got, length - got, position + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return got === length ? buf : buf.subarray(0, got);
 }
 
 function hashSpan(fd: number, start: number, end: number): string {

@@ -20,7 +20,7 @@ import { readCommit } from '../store/tree.js';
 import { checkpointExists, readCheckpoint } from '../store/committed.js';
 import { writeShadowStep } from '../store/shadow.js';
 import { generateCheckpointId } from '../checkpoint/id.js';
-import { shadowBranchName, METADATA_REF } from '../checkpoint/shadow.js';
+import { shadowBranchName } from '../checkpoint/shadow.js';
 import { collapsePrompt } from '../checkpoint/prompts.js';
 import { CARRY_FORWARD_SUBJECT } from '../checkpoint/messages.js';
 import {
@@ -184,9 +184,7 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
   for (const c of cands.values()) for (const p of c) union.add(p);
   let staged = new Set<string>();
   if (union.size > 0) {
-    // start the object reader while git diffs: minting an ID reads the metadata branch
-    const [paths] = await Promise.all([stagedPaths(ctx.repo, base, [...union]), ctx.repo.objects.read(`${METADATA_REF}^{tree}`).catch(() => null)]);
-    staged = new Set(paths);
+    staged = new Set(await stagedPaths(ctx.repo, base, [...union]));
   }
   mark('pcm: staged');
   const perSession: Record<string, string[]> = {};

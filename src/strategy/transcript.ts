@@ -3,7 +3,8 @@
  * analyses from an offset, and the whole transcript redacted (incrementally
  * for append-only JSONL, so later turns cost only their new bytes).
  */
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { readFileRange } from '../fs-read.js';
 import { relative, isAbsolute, join } from 'node:path';
 import { getAgent, agentByDisplayName, DEFAULT_AGENT } from '../agents/registry.js';
 import type { AgentAdapter, AgentKey, TranscriptAnalysis } from '../agents/types.js';
@@ -77,23 +78,6 @@ export async function promptsOf(adapter: AgentAdapter, path: string | undefined,
   return transcriptCache(owner.root, owner.sessionId, adapter, path!).prompts();
 }
 
-/** `length` bytes of a file from `start` (fewer if it is shorter). */
-function readRange(path: string, start: number, length: number): Buffer {
-  const fd = openSync(path, 'r');
-  try {
-    const buf = Buffer.alloc(length);
-    let off = 0;
-    while (off < length) {
-      const n = readSync(fd, buf, off, length - off, start + off);
-      if (n === 0) break;
-      off += n;
-    }
-    return off === length ? buf : buf.subarray(0, off);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * The whole transcript, redacted. Throws TRANSCRIPT_UNREADABLE when the file
  * cannot be read (finalization must then keep its IDs pending). When the
@@ -110,7 +94,7 @@ export async function redactedTranscript(root: string, sessionId: string, adapte
       const u = await inc.updateRedactionCache({ sourcePath: path, cacheDir: join(tmpDir(root), 'redact'), key: sessionId });
       const load = async (): Promise<string> => {
         if (!u.cached) return u.appended + u.tail;
-        const buf = readRange(u.outputPath, 0, u.outputBytes);
+        const buf = readFileRange(u.outputPath, 0, u.outputBytes);
         return buf.toString('utf8') + u.tail;
       };
       const blob = u.cached && !u.rebuilt && u.tail === '' ? transcriptCache(root, sessionId, adapter, path).storedBlob(u.outputBytes) : null;
@@ -177,7 +161,7 @@ export async function shadowTranscript(
   if (u.rebuilt) cache.setShadowChunks([]);
   const done = cache.shadowChunks().filter((c) => c.end < u.outputBytes);
   const nextStart = done.length > 0 ? done[done.length - 1]!.end + 1 : 0;
-  let rest = readRange(u.outputPath, nextStart, Math.max(0, u.outputBytes - nextStart));
+  let rest = readFileRange(u.outputPath, nextStart, Math.max(0, u.outputBytes - nextStart));
   if (u.tail) rest = Buffer.concat([rest, Buffer.from(u.tail, 'utf8')]);
   const ranges = lineGroupRanges(rest, SHADOW_CHUNK_BYTES);
   const pieces = ranges.map(([a, b]) => rest.subarray(a, b));
