@@ -15,6 +15,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'bin', 'entire.cjs');
 const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 10));
 const QUICK = process.env.BENCH_QUICK === '1'; // smaller transcripts, for trying the script
+// BENCH_ONLY=hooks,history,…: only these groups (commit, hooks, history, stop, redact, explain, store, sessionlog)
+const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+const want = (group) => ONLY.size === 0 || ONLY.has(group);
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'entire-bench-')));
 const home = join(base, 'home');
 mkdirSync(home, { recursive: true });
@@ -119,6 +122,7 @@ const baselineRow = rows.length;
 row('node -e "" (baseline)', nodeMs);
 
 // ------------------------------------------------------------------ git commit, no live session
+if (want('commit')) {
 note('git commit with no hooks / four empty hooks / our hooks (no live session)');
 function commitBench(dir) {
   const xs = [];
@@ -145,6 +149,7 @@ const cOurs = commitBench(ourHooks);
 row('git commit, no hooks', cNo);
 row('git commit, four empty #!/bin/sh hooks', cEmpty, `${(cEmpty / cNo).toFixed(2)}× no hooks`);
 row('git commit, our hooks, no live session', cOurs, `${(cOurs / cEmpty).toFixed(2)}× empty hooks (target ≤ 1.3)`);
+}
 
 // ------------------------------------------------------------------ live session repos
 const MB = 1024 * 1024;
@@ -226,25 +231,34 @@ function commitHooksBench(live, label) {
   return { pcm: median(pcm), pc: median(pc) };
 }
 
-note('live session with a 3 MB transcript');
-const live = liveRepo('live3', T3, null);
-live.agentTurn('warmup.txt');
-const plain = commitHooksBench(live, '');
-note('history repository: 1,000 checkpoints, 200 ended sessions');
-const hist = liveRepo('history', T3, { checkpoints: 1000, sessions: 200 });
-hist.agentTurn('warmup.txt');
-const withHistory = commitHooksBench(hist, ', history repo');
-// Δ on the ratios: each group has its own interleaved baseline, and the VM's speed drifts
-// between groups by more than the 10 % being checked
-const [pcmPlain, pcPlain, pcmHist, pcHist] = rows.slice(-4).map((r) => r.ratio);
-rows[rows.length - 2].extra += ` Δ ${(((pcmHist - pcmPlain) / pcmPlain) * 100).toFixed(1)} % vs no history`;
-rows[rows.length - 1].extra += ` Δ ${(((pcHist - pcPlain) / pcPlain) * 100).toFixed(1)} % vs no history`;
+let live;
+let plain;
+if (want('hooks') || want('explain') || want('sessionlog')) {
+  note('live session with a 3 MB transcript');
+  live = liveRepo('live3', T3, null);
+  live.agentTurn('warmup.txt');
+  plain = commitHooksBench(live, '');
+}
+let hist;
+if (want('history') || want('list')) {
+  note('history repository: 1,000 checkpoints, 200 ended sessions');
+  hist = liveRepo('history', T3, { checkpoints: 1000, sessions: 200 });
+  hist.agentTurn('warmup.txt');
+  commitHooksBench(hist, ', history repo');
+}
+if (plain && hist) {
+  // Δ on the ratios: each group has its own interleaved baseline, and the VM's speed drifts
+  // between groups by more than the 10 % being checked
+  const [pcmPlain, pcPlain, pcmHist, pcHist] = rows.slice(-4).map((r) => r.ratio);
+  rows[rows.length - 2].extra += ` Δ ${(((pcmHist - pcmPlain) / pcmPlain) * 100).toFixed(1)} % vs no history`;
+  rows[rows.length - 1].extra += ` Δ ${(((pcHist - pcPlain) / pcPlain) * 100).toFixed(1)} % vs no history`;
+}
 
 // ------------------------------------------------------------------ Stop hook
-for (const [label, bytes] of [
+for (const [label, bytes] of want('stop') ? [
   ['3 MB', T3],
   ['50 MB', T50],
-]) {
+] : []) {
   note(`Stop hook, ${label} transcript`);
   const s = liveRepo(`stop-${label.replace(' ', '')}`, bytes, null);
   const first = s.agentTurn('first.txt'); // the first turn redacts and analyses everything once
@@ -258,32 +272,41 @@ for (const [label, bytes] of [
 }
 
 // ------------------------------------------------------------------ redaction, explain, listing, store
-note('redaction throughput (50 MB JSONL)');
-const red = lib.benchRedact(QUICK ? 5 * MB : 50 * MB, 3);
-rows.push({ label: 'redaction of a JSONL transcript', ms: red.ms, ratio: NaN, extra: `${red.mbPerSec.toFixed(1)} MB/s on ${(red.bytes / 1e6).toFixed(0)} MB (target ≥ 25)` });
-
-note('explain and listing');
-const head = git(live.dir, 'rev-parse', 'HEAD').trim();
-const ex = [];
-const exBase = [];
-for (let i = 0; i < RUNS; i++) {
-  exBase.push(nodeOnce());
-  ex.push(timed(process.execPath, [cli, 'explain', '--commit', head], { cwd: live.dir }));
+if (want('redact')) {
+  note('redaction throughput (50 MB JSONL)');
+  const red = lib.benchRedact(QUICK ? 5 * MB : 50 * MB, 3);
+  rows.push({ label: 'redaction of a JSONL transcript', ms: red.ms, ratio: NaN, extra: `${red.mbPerSec.toFixed(1)} MB/s on ${(red.bytes / 1e6).toFixed(0)} MB (target ≥ 25)` });
 }
-row('entire explain --commit <sha>', median(ex), '', exBase, ex);
-const list = await lib.benchList(hist.dir, RUNS);
-rows.push({ label: `list ${list.count} checkpoints (in-process, incl. cat-file start)`, ms: list.ms, ratio: NaN, extra: '(target ≤ 1000 ms)' });
 
-note('store: write / finalize / read one checkpoint (100 KB transcript)');
-const storeRepo = newRepo('store');
-const st = await lib.benchStore(storeRepo, RUNS, 100 * 1024);
-rows.push({ label: 'write one checkpoint (in-process)', ms: st.write, ratio: NaN, extra: '' });
-rows.push({ label: 'finalize one checkpoint (in-process)', ms: st.finalize, ratio: NaN, extra: '' });
-rows.push({ label: 'read one checkpoint (in-process)', ms: st.read, ratio: NaN, extra: '' });
+if (live && want('explain')) {
+  note('explain');
+  const head = git(live.dir, 'rev-parse', 'HEAD').trim();
+  const ex = [];
+  const exBase = [];
+  for (let i = 0; i < RUNS; i++) {
+    exBase.push(nodeOnce());
+    ex.push(timed(process.execPath, [cli, 'explain', '--commit', head], { cwd: live.dir }));
+  }
+  row('entire explain --commit <sha>', median(ex), '', exBase, ex);
+}
+if (hist && want('list')) {
+  note('listing');
+  const list = await lib.benchList(hist.dir, RUNS);
+  rows.push({ label: `list ${list.count} checkpoints (in-process, incl. cat-file start)`, ms: list.ms, ratio: NaN, extra: '(target ≤ 1000 ms)' });
+}
+
+if (want('store')) {
+  note('store: write / finalize / read one checkpoint (100 KB transcript)');
+  const storeRepo = newRepo('store');
+  const st = await lib.benchStore(storeRepo, RUNS, 100 * 1024);
+  rows.push({ label: 'write one checkpoint (in-process)', ms: st.write, ratio: NaN, extra: '' });
+  rows.push({ label: 'finalize one checkpoint (in-process)', ms: st.finalize, ratio: NaN, extra: '' });
+  rows.push({ label: 'read one checkpoint (in-process)', ms: st.read, ratio: NaN, extra: '' });
+}
 
 // ------------------------------------------------------------------ sessionlog peer
-note('sessionlog 0.1.0, the same post-commit job');
-try {
+if (plain && want('sessionlog')) try {
+  note('sessionlog 0.1.0, the same post-commit job');
   const { benchSessionlogPostCommit } = await import('./bench-sessionlog.mjs');
   const sl = await benchSessionlogPostCommit({ runs: RUNS, transcriptBytes: T3, env });
   if (sl.ok) {

@@ -172,7 +172,14 @@ export class LocalObjects {
     }
     const raw = Buffer.from(oid, 'hex');
     for (const pack of this.packList()) {
-      const off = pack.find(raw);
+      let off: number;
+      try {
+        off = pack.find(raw);
+      } catch (e) {
+        // merged away (src/git/pack-merge.ts) or repacked since the listing: the caller looks again
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw e;
+      }
       if (off < 0) continue;
       const o = pack.read(off, (b) => this.rawOf(b));
       return { oid, type: o.type, data: o.data };

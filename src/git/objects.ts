@@ -1,4 +1,4 @@
-import { crypto } from '../builtins.js';
+import { createHasher } from './sha1.js';
 /** Pure codecs for git tree and commit objects (no I/O). */
 
 export interface TreeEntry {
@@ -68,8 +68,5 @@ export function identName(ident: string): string {
 /** The object ID git would give a blob with this content. */
 export function blobOid(content: Buffer | string, format: 'sha1' | 'sha256'): string {
   const b = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-  return crypto().createHash(format === 'sha256' ? 'sha256' : 'sha1')
-    .update(`blob ${b.length}\0`)
-    .update(b)
-    .digest('hex');
+  return createHasher(format).update(`blob ${b.length}\0`).update(b).digestHex();
 }

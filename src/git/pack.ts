@@ -70,8 +70,13 @@ export class Pack {
       throw e;
     }
     const packPath = this.idxPath.slice(0, -4) + '.pack';
-    this.packFd = openSync(packPath, 'r');
-    this.packSize = fstatSync(this.packFd).size;
+    try {
+      this.packFd = openSync(packPath, 'r');
+      this.packSize = fstatSync(this.packFd).size;
+    } catch (e) {
+      this.close(); // the pack went away after its index was read: not half open
+      throw e;
+    }
   }
 
   close(): void {

@@ -11,12 +11,12 @@ import type { AgentAdapter, TranscriptAnalysis, TranscriptCursor } from '../agen
 import type { BlobRef } from '../store/content.js';
 import { readScratch, writeScratch, tmpDir } from './scratch.js';
 import { validateSessionId } from '../session/state.js';
-import { crypto } from '../builtins.js';
+import { sha1Hex } from '../git/sha1.js';
 
 interface CacheFile {
   version: 1;
   path: string;
-  /** sha256 of the first 4 KiB: a replaced transcript starts differently. */
+  /** SHA-1 of the first 4 KiB (`sha1:` hex; a sha256 from older caches just starts afresh): a replaced transcript starts differently. */
   head: string;
   cursors: TranscriptCursor[];
   /** Redacted prompts of lines before `promptsCursor`. */
@@ -52,7 +52,8 @@ function headHash(path: string): { hash: string; size: number } | null {
     const size = fstatSync(fd).size;
     const buf = Buffer.alloc(Math.min(4096, size));
     readSync(fd, buf, 0, buf.length, 0);
-    return { hash: crypto().createHash('sha256').update(buf).digest('hex'), size };
+    // an identity check, not a security one: the wasm SHA-1 spares loading node:crypto
+    return { hash: 'sha1:' + sha1Hex(buf), size };
   } catch {
     return null;
   } finally {

@@ -255,7 +255,21 @@ export async function turnEnd(ctx: HookContext, event: HookEvent, adapter: Agent
   });
   fault('stop-after-save');
   removeScratch(prePromptPath(ctx.repo.root, event.sessionId));
+  await mergeSmallPacksQuietly(ctx);
   return { skippedNoCommits: skipped };
+}
+
+/** Off the commit path: fold the small packs our writes left into one (src/git/pack-merge.ts). */
+async function mergeSmallPacksQuietly(ctx: HookContext): Promise<void> {
+  try {
+    const { canWriteLoose } = await import('../git/odb.js');
+    if (!canWriteLoose(ctx.repo)) return;
+    const { mergeSmallPacks } = await import('../git/pack-merge.js');
+    const r = mergeSmallPacks(ctx.repo);
+    if (r.merged > 0) ctx.log.debug(`merged ${r.merged} small packs (${r.objects} objects)`);
+  } catch (e) {
+    ctx.log.warn('merging small packs failed', { error: e });
+  }
 }
 
 // --------------------------------------------------------------------- session start / end
@@ -304,5 +318,6 @@ export async function sessionEnd(ctx: HookContext, event: HookEvent): Promise<vo
     }
     return state;
   });
+  await mergeSmallPacksQuietly(ctx);
 }
 
