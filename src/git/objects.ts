@@ -1,4 +1,4 @@
-import { createHasher } from './sha1.js';
+import { createHasher } from './checksums.js';
 /** Pure codecs for git tree and commit objects (no I/O). */
 
 export interface TreeEntry {

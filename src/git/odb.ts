@@ -17,8 +17,9 @@ import { isTreeMode } from './objects.js';
 import { readConfigValue } from './config-file.js';
 import { EMPTY_TREE } from './repo.js';
 import { zlib } from '../builtins.js';
-import { createHasher } from './sha1.js';
+import { createHasher, adler32 } from './checksums.js';
 import { randomHex } from '../random.js';
+import { mark } from '../timing.js';
 import { encodePack, entryHeader, type PackObjectType } from './pack-write.js';
 import { packWritable, writePackFiles } from './pack-policy.js';
 
@@ -108,7 +109,9 @@ export class BatchWriter implements ObjectSink {
     // a single object is as cheap loose, and a pack of one adds to the pack count for nothing
     if (items.length >= 2 && packWritable(this.repo)) {
       try {
-        writePackFiles(this.repo, encodePack(items.map(([oid, o]) => ({ oid, bytes: Buffer.concat([entryHeader(o.type, o.content.length), compressLoose(o.content)]) }))));
+        const enc = encodePack(items.map(([oid, o]) => ({ oid, bytes: Buffer.concat([entryHeader(o.type, o.content.length), compressLoose(o.content)]) })));
+        mark('objects: pack encoded');
+        writePackFiles(this.repo, enc);
         return;
       } catch {
         /* e.g. a read-only pack directory: the same objects go out loose below */
@@ -135,32 +138,6 @@ export function compressLoose(raw: Buffer): Buffer {
   raw.copy(out, 7);
   out.writeUInt32BE(adler32(raw), 7 + raw.length);
   return out;
-}
-
-function adler32(b: Uint8Array): number {
-  let a = 1;
-  let s = 0;
-  const n = b.length;
-  for (let i = 0; i < n; ) {
-    // 5552: the most bytes before the sums can overflow 2^32 (zlib's NMAX); unrolled by 8
-    // because this runs in V8's interpreter, where each loop turn costs
-    const end = Math.min(n, i + 5552);
-    const end8 = end - ((end - i) & 7);
-    for (; i < end8; i += 8) {
-      s += (a += b[i]!);
-      s += (a += b[i + 1]!);
-      s += (a += b[i + 2]!);
-      s += (a += b[i + 3]!);
-      s += (a += b[i + 4]!);
-      s += (a += b[i + 5]!);
-      s += (a += b[i + 6]!);
-      s += (a += b[i + 7]!);
-    }
-    for (; i < end; i++) s += (a += b[i]!);
-    a %= 65521;
-    s %= 65521;
-  }
-  return ((s << 16) | a) >>> 0;
 }
 
 interface Entry {
@@ -303,6 +280,7 @@ export async function writeCommitLoose(repo: Repo, spec: CommitSpec): Promise<st
   text += identLine('committer', spec.committer ?? spec.author, time);
   text += '\n';
   const oid = w.write('commit', Buffer.concat([Buffer.from(text, 'utf8'), Buffer.from(spec.message, 'utf8')]));
+  mark('objects: built and hashed');
   w.flush();
   return oid;
 }

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Repo } from './repo.js';
 import { encodePack, type PackEntry } from './pack-write.js';
 import { packDir, writePackFiles } from './pack-policy.js';
-import { CryptoHasher } from './sha1.js';
+import { CryptoHasher } from './checksums.js';
 
 /** A pack this small is a merge candidate. */
 const SMALL_PACK_BYTES = 1024 * 1024;

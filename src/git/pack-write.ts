@@ -6,7 +6,7 @@
  * Entries are never deltas, so packs can later be merged by copying their
  * entries byte for byte (src/git/pack-merge.ts).
  */
-import { createHasher, type Hasher } from './sha1.js';
+import { createHasher, crc32, type Hasher } from './checksums.js';
 
 export type PackObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
@@ -34,22 +34,7 @@ export function entryHeader(type: PackObjectType, size: number): Buffer {
   return Buffer.from(out);
 }
 
-let CRC_TABLE: Int32Array | null = null;
-
-export function crc32(b: Uint8Array, crc = 0): number {
-  if (!CRC_TABLE) {
-    CRC_TABLE = new Int32Array(256);
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      CRC_TABLE[n] = c;
-    }
-  }
-  const t = CRC_TABLE;
-  let c = ~crc;
-  for (let i = 0; i < b.length; i++) c = t[(c ^ b[i]!) & 0xff]! ^ (c >>> 8);
-  return ~c >>> 0;
-}
+export { crc32 };
 
 export interface EncodedPack {
   /** The pack's checksum in hex: its name is `pack-<name>.pack` / `.idx`. */

@@ -11,7 +11,7 @@ import type { AgentAdapter, TranscriptAnalysis, TranscriptCursor } from '../agen
 import type { BlobRef } from '../store/content.js';
 import { readScratch, writeScratch, tmpDir } from './scratch.js';
 import { validateSessionId } from '../session/state.js';
-import { sha1Hex } from '../git/sha1.js';
+import { sha1Hex } from '../git/checksums.js';
 
 interface CacheFile {
   version: 1;

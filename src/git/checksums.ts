@@ -1,19 +1,23 @@
 /**
- * SHA-1 of git objects without loading node:crypto (SPEC §10: hooks are hot
- * paths). A post-commit hashes about 15 KB of new objects; loading crypto
- * for that costs 4–6 ms on the bench VM and a JavaScript SHA-1 about as much
- * (it runs in V8's interpreter on a hook's first call). The block function is
- * a 681-byte WebAssembly module (scripts/gen-sha1-wasm.mjs) that compiles and
- * instantiates in about 0.5 ms. Where WebAssembly is unavailable, or for
- * SHA-256 repositories, callers get node:crypto.
+ * The checksums of writing git objects and packs (SHA-1 ids, zlib's Adler-32,
+ * the CRC-32 of pack entries) without loading node:crypto or node:zlib
+ * (SPEC §10: hooks are hot paths). A post-commit hashes about 15 KB of new
+ * objects; loading crypto for that costs 4–6 ms on the bench VM, and the same
+ * loops in JavaScript about as much (they run in V8's interpreter on a hook's
+ * first call). Their inner loops are a 923-byte WebAssembly module
+ * (scripts/gen-checksum-wasm.mjs) that compiles and instantiates in about
+ * 0.5 ms. Without WebAssembly, and for SHA-256 repositories, node:crypto and
+ * JavaScript loops take over.
  */
 import { crypto } from '../builtins.js';
-import { SHA1_WASM_BASE64 } from './sha1-wasm-module.js';
+import { CHECKSUM_WASM_BASE64, CRC_TABLE_OFFSET } from './checksum-wasm-module.js';
 
 interface Engine {
   mem: Uint8Array;
   state: Int32Array;
   blocks: (n: number) => void;
+  crc32: (len: number, crc: number) => number;
+  adler32: (len: number, st: number) => number;
 }
 
 /** The little of the WebAssembly API used here (the project's lib settings do not declare it). */
@@ -30,11 +34,17 @@ let engine: Engine | null | undefined;
 function load(): Engine | null {
   if (engine !== undefined) return engine;
   try {
-    const bytes = Buffer.from(SHA1_WASM_BASE64, 'base64');
+    const bytes = Buffer.from(CHECKSUM_WASM_BASE64, 'base64');
     const wasm = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
     const inst = new wasm.Instance(new wasm.Module(bytes), {});
-    const { mem, blocks } = inst.exports as { mem: { buffer: ArrayBuffer }; blocks: (n: number) => void };
-    engine = { mem: new Uint8Array(mem.buffer), state: new Int32Array(mem.buffer, 0, 5), blocks };
+    const x = inst.exports as Omit<Engine, 'mem' | 'state'> & { mem: { buffer: ArrayBuffer } };
+    const table = new Int32Array(x.mem.buffer, CRC_TABLE_OFFSET, 256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      table[n] = c;
+    }
+    engine = { mem: new Uint8Array(x.mem.buffer), state: new Int32Array(x.mem.buffer, 0, 5), blocks: x.blocks, crc32: x.crc32, adler32: x.adler32 };
   } catch {
     engine = null; // no WebAssembly (e.g. --jitless): node:crypto instead
   }
@@ -136,7 +146,7 @@ export class CryptoHasher implements Hasher {
 
 /** A hasher for git object ids of `format` (node:crypto for SHA-256, or without WebAssembly). */
 export function createHasher(format: 'sha1' | 'sha256' | string): Hasher {
-  if (format === 'sha1' && process.env.ENTIRE_WASM_SHA1 !== '0') {
+  if (format === 'sha1' && process.env.ENTIRE_WASM !== '0') {
     const e = load();
     if (e) return new WasmSha1(e);
   }
@@ -146,4 +156,50 @@ export function createHasher(format: 'sha1' | 'sha256' | string): Hasher {
 /** Hex SHA-1 of one buffer or string (see createHasher). */
 export function sha1Hex(data: Uint8Array | string): string {
   return createHasher('sha1').update(data).digestHex();
+}
+
+function runChunks(data: Uint8Array, start: number, step: (e: Engine, len: number, acc: number) => number, js: (d: Uint8Array, acc: number) => number): number {
+  const e = process.env['ENTIRE_WASM'] !== '0' ? load() : null;
+  if (!e) return js(data, start);
+  let acc = start;
+  for (let off = 0; off < data.length; off += CHUNK) {
+    const part = data.subarray(off, Math.min(data.length, off + CHUNK));
+    e.mem.set(part, IN);
+    acc = step(e, part.length, acc) >>> 0;
+  }
+  return acc >>> 0;
+}
+
+let CRC_JS: Int32Array | null = null;
+
+/** zlib's CRC-32 of `data`, continuing from `crc`. */
+export function crc32(data: Uint8Array, crc = 0): number {
+  return runChunks(data, crc, (e, len, acc) => e.crc32(len, acc), (d, acc) => {
+    if (!CRC_JS) {
+      CRC_JS = new Int32Array(256);
+      for (let n = 0; n < 256; n++) {
+        let c = n;
+        for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+        CRC_JS[n] = c;
+      }
+    }
+    let c = ~acc;
+    for (let i = 0; i < d.length; i++) c = CRC_JS[(c ^ d[i]!) & 0xff]! ^ (c >>> 8);
+    return ~c >>> 0;
+  });
+}
+
+/** zlib's Adler-32 of `data`, continuing from `adler` (1 to start). */
+export function adler32(data: Uint8Array, adler = 1): number {
+  return runChunks(data, adler, (e, len, acc) => e.adler32(len, acc), (b, acc) => {
+    let a = acc & 0xffff;
+    let s = acc >>> 16;
+    for (let i = 0; i < b.length; ) {
+      const end = Math.min(b.length, i + 5552);
+      for (; i < end; i++) s += a += b[i]!;
+      a %= 65521;
+      s %= 65521;
+    }
+    return ((s << 16) | a) >>> 0;
+  });
 }
