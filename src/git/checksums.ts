@@ -30,6 +30,20 @@ const IN = 1024;
 const CHUNK = 32 * 1024; // input bytes per call: the module's one page holds them at IN
 
 let engine: Engine | null | undefined;
+let CRC_TABLE: Int32Array | null = null;
+
+/** The byte table of zlib's CRC-32 (polynomial 0xedb88320), for the module and the fallback. */
+function crcTable(): Int32Array {
+  if (!CRC_TABLE) {
+    CRC_TABLE = new Int32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      CRC_TABLE[n] = c;
+    }
+  }
+  return CRC_TABLE;
+}
 
 function load(): Engine | null {
   if (engine !== undefined) return engine;
@@ -38,12 +52,7 @@ function load(): Engine | null {
     const wasm = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
     const inst = new wasm.Instance(new wasm.Module(bytes), {});
     const x = inst.exports as Omit<Engine, 'mem' | 'state'> & { mem: { buffer: ArrayBuffer } };
-    const table = new Int32Array(x.mem.buffer, CRC_TABLE_OFFSET, 256);
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      table[n] = c;
-    }
+    new Int32Array(x.mem.buffer, CRC_TABLE_OFFSET, 256).set(crcTable());
     engine = { mem: new Uint8Array(x.mem.buffer), state: new Int32Array(x.mem.buffer, 0, 5), blocks: x.blocks, crc32: x.crc32, adler32: x.adler32 };
   } catch {
     engine = null; // no WebAssembly (e.g. --jitless): node:crypto instead
@@ -170,21 +179,12 @@ function runChunks(data: Uint8Array, start: number, step: (e: Engine, len: numbe
   return acc >>> 0;
 }
 
-let CRC_JS: Int32Array | null = null;
-
 /** zlib's CRC-32 of `data`, continuing from `crc`. */
 export function crc32(data: Uint8Array, crc = 0): number {
   return runChunks(data, crc, (e, len, acc) => e.crc32(len, acc), (d, acc) => {
-    if (!CRC_JS) {
-      CRC_JS = new Int32Array(256);
-      for (let n = 0; n < 256; n++) {
-        let c = n;
-        for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-        CRC_JS[n] = c;
-      }
-    }
+    const t = crcTable();
     let c = ~acc;
-    for (let i = 0; i < d.length; i++) c = CRC_JS[(c ^ d[i]!) & 0xff]! ^ (c >>> 8);
+    for (let i = 0; i < d.length; i++) c = t[(c ^ d[i]!) & 0xff]! ^ (c >>> 8);
     return ~c >>> 0;
   });
 }
