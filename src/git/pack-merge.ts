@@ -19,7 +19,7 @@ import { CryptoHasher } from './checksums.js';
 
 /** A pack this small is a merge candidate. */
 const SMALL_PACK_BYTES = 1024 * 1024;
-/** At most this much is merged at once (the merged pack is rewritten and hashed whole). */
+/** At most this much is read per merge (the merged pack is rewritten and hashed whole). */
 const MAX_MERGE_BYTES = 4 * 1024 * 1024;
 /** Merge only when there are this many candidates: a Stop does not rewrite packs every turn. */
 const MIN_PACKS = 4;
@@ -49,7 +49,6 @@ function readMergeable(base: string): PackEntry[] | null {
   if (pack.length < 32 || pack.toString('latin1', 0, 4) !== 'PACK' || pack.readUInt32BE(4) !== 2 || pack.readUInt32BE(8) !== n) return null;
   const trailer = pack.subarray(pack.length - 20);
   if (!trailer.equals(idx.subarray(idx.length - 40, idx.length - 20))) return null;
-  if (sha1().update(pack.subarray(0, pack.length - 20)).digestHex() !== trailer.toString('hex')) return null;
   const names = 8 + 1024;
   const crcs = names + n * 20;
   const offs = crcs + n * 4;
@@ -67,6 +66,8 @@ function readMergeable(base: string): PackEntry[] | null {
     if (type < 1 || type > 4) return null; // a delta: its base may be elsewhere
     out.push({ oid: rows[i]!.oid, bytes: pack.subarray(start, end), crc: rows[i]!.crc });
   }
+  // hashed last: a pack with deltas (most of git's own) is turned down without it
+  if (sha1().update(pack.subarray(0, pack.length - 20)).digestHex() !== trailer.toString('hex')) return null;
   return out;
 }
 
@@ -101,12 +102,14 @@ export function mergeSmallPacks(repo: Repo, opts: { minPacks?: number } = {}): M
   const inputs: { base: string; name: string }[] = [];
   const entries: PackEntry[] = [];
   const seen = new Set<string>();
-  let total = 0;
+  // packs turned down count too: a Stop reads at most MAX_MERGE_BYTES, however many
+  // small packs of git's own (with deltas) the repository has
+  let examined = 0;
   for (const c of candidates) {
-    if (total + c.size > MAX_MERGE_BYTES) break;
+    if (examined + c.size > MAX_MERGE_BYTES) break;
+    examined += c.size;
     const got = readMergeable(c.base);
     if (!got) continue;
-    total += c.size;
     inputs.push(c);
     for (const e of got) {
       if (seen.has(e.oid)) continue;

@@ -34,8 +34,6 @@ export function entryHeader(type: PackObjectType, size: number): Buffer {
   return Buffer.from(out);
 }
 
-export { crc32 };
-
 export interface EncodedPack {
   /** The pack's checksum in hex: its name is `pack-<name>.pack` / `.idx`. */
   name: string;
