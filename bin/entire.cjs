@@ -6,7 +6,10 @@
 const fs = require('fs');
 const path = require('path');
 const vm = require('vm');
-const Module = require('module');
+// Not require('module'): loading node:module pulls in the ESM loader and the
+// source-map support (about 1 ms per hook). The bundles need from their
+// wrapper only a require of built-ins, which is this file's own (checked by
+// scripts/build.mjs), and __dirname.
 
 // Hooks have their own, smaller bundle (scripts/build.mjs): less to deserialize on every commit.
 const full = path.join(__dirname, '..', 'dist', 'entire.cjs');
@@ -54,12 +57,10 @@ function run() {
   if (process.env.ENTIRE_NO_CODE_CACHE !== '1') {
     try { cachedData = fs.readFileSync(cacheFile); } catch { cachedData = undefined; }
   }
-  const wrapper = Module.wrap(source);
+  const wrapper = '(function (exports, require, module, __filename, __dirname) { ' + source + '\n});';
   const script = new vm.Script(wrapper, { filename: bundle, cachedData, importModuleDynamically: undefined });
   const needWrite = process.env.ENTIRE_NO_CODE_CACHE !== '1' && (cachedData === undefined || script.cachedDataRejected === true);
-  const mod = new Module(bundle, module);
-  mod.filename = bundle;
-  mod.paths = Module._nodeModulePaths(path.dirname(bundle));
+  const mod = { exports: {}, id: bundle, filename: bundle, loaded: false };
   const fn = script.runInThisContext();
   if (needWrite) {
     // Written at exit so the cache also holds the functions this run compiled lazily.
@@ -79,7 +80,7 @@ function run() {
       } catch { /* a cache is an optimisation only */ }
     });
   }
-  fn.call(mod.exports, mod.exports, Module.createRequire(bundle), mod, bundle, path.dirname(bundle));
+  fn.call(mod.exports, mod.exports, require, mod, bundle, path.dirname(bundle));
 }
 
 try {

@@ -58,6 +58,12 @@ for (const o of outputs) {
     console.error(`build: ${o.out} must be ASCII (bin/entire.cjs reads it as latin1)`);
     process.exit(1);
   }
+  // bin/entire.cjs hands the bundle its own require, which only resolves built-ins
+  const external = [...out.matchAll(/\brequire\((["'`])([^"'`]+)\1\)/g)].map((m) => m[2]).filter((id) => !id.startsWith('node:'));
+  if (external.length > 0) {
+    console.error(`build: ${o.out} requires modules that are not node: built-ins: ${[...new Set(external)].join(', ')}`);
+    process.exit(1);
+  }
   const stray = out.match(/\bimport\((["'`])(node:)?[a-z_/]+\1\)/g);
   if (stray) {
     console.error(`build: dynamic import of an external module in ${o.out}: ${stray.join(', ')}`);

@@ -6,7 +6,7 @@
  * the file for rotation at most once per process. Callers MUST NOT log
  * prompt text, transcript content, file contents or secrets.
  */
-import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeJsonLine } from './checkpoint/json.js';
 import { describeError } from './errors.js';
@@ -68,39 +68,51 @@ export function logDirFor(worktreeRoot: string): string {
 }
 
 interface FileState {
+  fd: number | null;
   size: number;
-  ready: boolean;
   failed: boolean;
 }
 const files = new Map<string, FileState>();
 
+/** The log opened for appending (0600), its directory made only when missing. */
+function openLog(path: string, dir: string): number {
+  try {
+    return openSync(path, 'a', 0o600);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    mkdirSync(dir, { recursive: true, mode: 0o750 });
+    return openSync(path, 'a', 0o600);
+  }
+}
+
+// One open and one fstat per process, kept for its later lines: a hook is
+// short-lived and O_APPEND keeps concurrent writers' lines whole.
 function append(path: string, dir: string, line: string): void {
   let st = files.get(path);
   if (!st) {
-    st = { size: 0, ready: false, failed: false };
+    st = { fd: null, size: 0, failed: false };
     files.set(path, st);
   }
   if (st.failed) return;
   try {
-    if (!st.ready) {
-      mkdirSync(dir, { recursive: true, mode: 0o750 });
-      try {
-        st.size = statSync(path).size; // the one stat per process
-      } catch {
-        st.size = 0;
-      }
-      st.ready = true;
+    if (st.fd === null) {
+      st.fd = openLog(path, dir);
+      st.size = fstatSync(st.fd).size;
     }
     if (st.size >= LOG_ROTATE_BYTES) {
+      closeSync(st.fd);
+      st.fd = null;
       try {
         renameSync(path, `${path}.1`);
       } catch {
         /* another process rotated it already */
       }
+      st.fd = openLog(path, dir);
       st.size = 0;
     }
-    appendFileSync(path, line, { mode: 0o600 });
-    st.size += Buffer.byteLength(line);
+    const bytes = Buffer.from(line, 'utf8');
+    writeSync(st.fd, bytes);
+    st.size += bytes.length;
   } catch {
     st.failed = true; // logging never throws, and stops trying after a failure
   }

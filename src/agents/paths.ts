@@ -1,6 +1,6 @@
 /** Path helpers shared by the adapters. */
+import { os } from '../builtins.js';
 import { realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 
 /** `/home/dev/projects/acme-api` → `-home-dev-projects-acme-api` (Claude's project dir name). */
@@ -10,7 +10,7 @@ export function sanitizePathForDir(p: string): string {
 
 /** `$HOME` as the hooks see it (`HOME` wins over the passwd entry, as in the agents). */
 export function homeDir(): string {
-  return process.env['HOME'] || homedir();
+  return process.env['HOME'] || os().homedir();
 }
 
 export interface RepoRelativeOptions {

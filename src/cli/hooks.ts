@@ -25,6 +25,13 @@ async function readStdin(): Promise<string> {
 }
 
 
+/** A flow module, once loaded (marked for ENTIRE_TIMING). */
+async function loaded<T>(m: Promise<T>): Promise<T> {
+  const flow = await m;
+  mark('flows loaded');
+  return flow;
+}
+
 export async function runHookCommand(args: string[]): Promise<void> {
   mark('hooks entry');
   const [group, verb, ...rest] = args;
@@ -44,11 +51,9 @@ export async function runHookCommand(args: string[]): Promise<void> {
       mark('context opened');
       log = ctx.log;
       closeRepo = () => ctx.repo.objects.close();
-      const flows = await import('../strategy/commit-hooks.js');
-      mark('flows loaded');
-      if (verb === 'prepare-commit-msg') await flows.prepareCommitMsg(ctx, rest);
-      else if (verb === 'commit-msg') await flows.commitMsg(ctx, rest);
-      else if (verb === 'post-commit') await flows.postCommit(ctx);
+      if (verb === 'prepare-commit-msg') await (await loaded(import('../strategy/prepare-commit-msg.js'))).prepareCommitMsg(ctx, rest);
+      else if (verb === 'commit-msg') await (await loaded(import('../strategy/commit-msg.js'))).commitMsg(ctx, rest);
+      else if (verb === 'post-commit') await (await loaded(import('../strategy/post-commit.js'))).postCommit(ctx);
       else if (verb === 'pre-push') await (await import('../strategy/pre-push.js')).prePush(ctx, rest);
       mark('flow done');
       ctx.log.info('hook completed', { duration_ms: Date.now() - started });

@@ -281,7 +281,7 @@ class Doctor {
     const why = alive === false ? `its git process (${intent.git_pid}) has exited` : 'it is over an hour old';
     const detail = `commit intent${intent.id ? ` for checkpoint ${intent.id}` : ''} was never consumed by post-commit (${why})`;
     this.add({ kind: 'stale-intent', subject: name, checkpoint_id: intent.id ?? undefined, detail }, async () => {
-      const { recoverStaleIntent } = await import('../strategy/commit-hooks.js');
+      const { recoverStaleIntent } = await import('../strategy/stale-intent.js');
       await recoverStaleIntent(ctx);
       return existsSync(path) ? { ok: false, detail: 'the intent could not be recovered' } : { ok: true, detail: 'recovered' };
     });

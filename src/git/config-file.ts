@@ -4,8 +4,8 @@
  * the rest of the lookup). Includes, and anything else this reader does not
  * model, return undefined so the caller asks git.
  */
+import { os } from '../builtins.js';
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 type Found = { value: string | null } | undefined;
@@ -70,7 +70,7 @@ function readText(path: string): string | null {
  */
 export function readConfigValue(section: string, key: string, dirs: { commonDir: string; gitDir: string }, env: NodeJS.ProcessEnv = process.env): Found {
   if (env['GIT_CONFIG_COUNT'] || env['GIT_CONFIG']) return undefined;
-  const home = env['HOME'] || homedir();
+  const home = env['HOME'] || os().homedir();
   const files: string[] = [];
   if (env['GIT_CONFIG_NOSYSTEM'] !== '1' && env['GIT_CONFIG_NOSYSTEM'] !== 'true') files.push(env['GIT_CONFIG_SYSTEM'] || '/etc/gitconfig');
   if (env['GIT_CONFIG_GLOBAL'] !== undefined) files.push(env['GIT_CONFIG_GLOBAL']);
@@ -78,17 +78,19 @@ export function readConfigValue(section: string, key: string, dirs: { commonDir:
     files.push(join(env['XDG_CONFIG_HOME'] || join(home, '.config'), 'git', 'config'));
     files.push(join(home, '.gitconfig'));
   }
-  files.push(join(dirs.commonDir, 'config'));
+  const localPath = join(dirs.commonDir, 'config');
+  files.push(localPath);
   let value: string | null = null;
+  let local = '';
   for (const f of files) {
     if (f === '/dev/null' || f === '') continue;
     const text = readText(f);
     if (text === null) continue;
+    if (f === localPath) local = text;
     const r = scan(text, section, key);
     if (r === null) return undefined;
     if (r.value !== undefined) value = r.value;
   }
-  const local = readText(join(dirs.commonDir, 'config')) ?? '';
   if (/worktreeconfig\s*=\s*true/i.test(local)) {
     const wt = readText(join(dirs.gitDir, 'config.worktree'));
     if (wt !== null) {

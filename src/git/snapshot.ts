@@ -7,9 +7,9 @@
  * (a temporary GIT_INDEX_FILE would read and write the whole tree: measured
  * 10 ms vs 3.4 ms on a tiny repository, growing with every tracked file).
  */
+import { os } from '../builtins.js';
 import { existsSync, lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { homedir } from 'node:os';
 import { runGit, splitZ } from './exec.js';
 import type { Repo } from './repo.js';
 import type { TreeChange } from './fastimport.js';
@@ -31,7 +31,7 @@ function storedVerbatim(repo: Repo, paths: readonly string[], env: NodeJS.Proces
   if (crlf === undefined || (crlf.value !== null && !/^(false|no|off|0)$/i.test(crlf.value))) return false;
   const attrsFile = readConfigValue('core', 'attributesfile', repo, env);
   if (attrsFile === undefined || attrsFile.value !== null) return false;
-  const home = env['HOME'] || homedir();
+  const home = env['HOME'] || os().homedir();
   const globalAttrs = join(env['XDG_CONFIG_HOME'] || join(home, '.config'), 'git', 'attributes');
   if (existsSync(globalAttrs) || existsSync(join(repo.commonDir, 'info', 'attributes'))) return false;
   if (env['GIT_ATTR_NOSYSTEM'] !== '1' && existsSync('/etc/gitattributes')) return false;

@@ -28,9 +28,16 @@ export function prePromptPath(root: string, sid: string): string {
 }
 
 export function writeScratch(path: string, value: unknown): void {
-  mkdirSync(join(path, '..'), { recursive: true, mode: 0o750 });
   const tmp = `${path}.${process.pid}.${randomHex(3)}.tmp`;
-  writeFileSync(tmp, encodeJson(value), { mode: 0o600 });
+  const text = encodeJson(value);
+  try {
+    writeFileSync(tmp, text, { mode: 0o600 });
+  } catch (e) {
+    // the directory is there on every write but the first: make it only then
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    mkdirSync(join(path, '..'), { recursive: true, mode: 0o750 });
+    writeFileSync(tmp, text, { mode: 0o600 });
+  }
   renameSync(tmp, path);
 }
 

@@ -140,7 +140,7 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
 async function recoverInterruptedCommit(ctx: HookContext): Promise<void> {
   if (!ctx.head || !existsSync(intentPath(ctx.repo.gitDir))) return;
   try {
-    await (await import('./commit-hooks.js')).recoverStaleIntent(ctx);
+    await (await import('./stale-intent.js')).recoverStaleIntent(ctx);
   } catch (e) {
     ctx.log.warn('cannot recover a stale commit intent', { error: e });
   }
