@@ -24,6 +24,9 @@ const CL_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 
  * (≤ 10) stream bits, LSB first: one lookup per symbol; the rare longer codes
  * (0 in the table) are decoded by `slow`.
  */
+/** Table index width: 9 bits covers every fixed-code symbol; fewer entries to fill cold. */
+const MAX_TABLE_BITS = 9;
+
 interface Table { t: Int32Array; bits: number; counts: Uint16Array; symbols: Uint16Array }
 function table(lengths: Uint8Array, n: number): Table {
   let max = 0;
@@ -34,7 +37,7 @@ function table(lengths: Uint8Array, n: number): Table {
     if (l > max) max = l;
   }
   counts[0] = 0;
-  const bits = Math.min(Math.max(max, 1), 10);
+  const bits = Math.min(Math.max(max, 1), MAX_TABLE_BITS);
   const offs = new Uint16Array(16);
   for (let i = 1; i < 16; i++) offs[i] = offs[i - 1]! + counts[i - 1]!;
   const symbols = new Uint16Array(n);
@@ -51,11 +54,12 @@ function table(lengths: Uint8Array, n: number): Table {
     if (!len) continue;
     let code = next[len]!++;
     if (len > bits) continue;
-    let rev = 0;
-    for (let b = 0; b < len; b++) {
-      rev = (rev << 1) | (code & 1);
-      code >>= 1;
-    }
+    // the code's bits reversed (the stream is read LSB first): swaps, not a loop per bit
+    code = ((code & 0xaaaa) >>> 1) | ((code & 0x5555) << 1);
+    code = ((code & 0xcccc) >>> 2) | ((code & 0x3333) << 2);
+    code = ((code & 0xf0f0) >>> 4) | ((code & 0x0f0f) << 4);
+    code = ((code & 0xff00) >>> 8) | ((code & 0x00ff) << 8);
+    const rev = code >>> (16 - len);
     const v = (sym << 4) | len;
     for (let k = rev; k < size; k += 1 << len) t[k] = v;
   }

@@ -161,6 +161,14 @@ export class LocalObjects {
   }
 
   private find(oid: string): LocalObject | undefined {
+    // Once every pack index is open, a pack lookup is a search in memory: do it
+    // before trying a loose file (a miss there is a failed open). Before that,
+    // loose first, as a fresh commit's objects are.
+    if (this.packs && this.packs.every((p) => p.isOpen)) return this.findPacked(oid) ?? this.findLoose(oid);
+    return this.findLoose(oid) ?? this.findPacked(oid);
+  }
+
+  private findLoose(oid: string): LocalObject | undefined {
     for (const dir of this.objectDirs()) {
       let z: Buffer;
       try {
@@ -170,19 +178,22 @@ export class LocalObjects {
       }
       return parseLoose(oid, inflateObject(z));
     }
+    return undefined;
+  }
+
+  private findPacked(oid: string): LocalObject | undefined {
     const raw = Buffer.from(oid, 'hex');
     for (const pack of this.packList()) {
-      let off: number;
       try {
-        off = pack.find(raw);
+        const off = pack.find(raw);
+        if (off < 0) continue;
+        const o = pack.read(off, (b) => this.rawOf(b));
+        return { oid, type: o.type, data: o.data };
       } catch (e) {
         // merged away (src/git/pack-merge.ts) or repacked since the listing: the caller looks again
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw e;
       }
-      if (off < 0) continue;
-      const o = pack.read(off, (b) => this.rawOf(b));
-      return { oid, type: o.type, data: o.data };
     }
     return undefined;
   }

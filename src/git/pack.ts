@@ -20,6 +20,8 @@ export interface RawObject {
 const TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
+/** Bytes read at an entry's offset: header and stream of a typical commit or tree (one read, not two). */
+const FIRST_READ = 4096;
 /** Delta chains git writes are ≤ 50 deep (pack.depth, max 4095); anything deeper is corrupt. */
 const MAX_CHAIN = 10_000;
 
@@ -52,31 +54,44 @@ export class Pack {
     private readonly hashLen: number,
   ) {}
 
+  /** Whether the .idx is open (a lookup then costs no system call). */
+  get isOpen(): boolean {
+    return this.fanout !== null;
+  }
+
+  // The .idx: opened, sized and (when small) read in one go; the .pack only
+  // when an entry is read from it. Each system call counts on the hook path.
   private open(): void {
     if (this.fanout) return;
     const fd = openSync(this.idxPath, 'r');
     try {
-      const head = readAt(fd, 0, 8 + 256 * 4);
+      const size = fstatSync(fd).size;
+      const whole = size <= IDX_IN_MEMORY ? readAt(fd, 0, size) : null;
+      const head = whole ?? readAt(fd, 0, 8 + 256 * 4);
       if (head.length < 8 + 1024 || head.readUInt32BE(0) !== 0xff744f63 || head.readUInt32BE(4) !== 2) {
         throw new PackFormatError(`unsupported pack index ${this.idxPath}`);
       }
-      this.fanout = head.subarray(8);
+      this.fanout = head.subarray(8, 8 + 1024);
       this.count = this.fanout.readUInt32BE(255 * 4);
+      this.idx = whole;
       this.idxFd = fd;
-      const size = fstatSync(fd).size;
-      if (size <= IDX_IN_MEMORY) this.idx = readAt(fd, 0, size);
     } catch (e) {
       closeSync(fd);
       throw e;
     }
-    const packPath = this.idxPath.slice(0, -4) + '.pack';
+  }
+
+  private openPack(): void {
+    if (this.packFd >= 0) return;
+    // ENOENT when the pack went away after its index was read: the caller looks again
+    const fd = openSync(this.idxPath.slice(0, -4) + '.pack', 'r');
     try {
-      this.packFd = openSync(packPath, 'r');
-      this.packSize = fstatSync(this.packFd).size;
+      this.packSize = fstatSync(fd).size;
     } catch (e) {
-      this.close(); // the pack went away after its index was read: not half open
+      closeSync(fd);
       throw e;
     }
+    this.packFd = fd;
   }
 
   close(): void {
@@ -125,8 +140,10 @@ export class Pack {
     const hit = this.cache.get(offset);
     if (hit) return hit;
     if (depth > MAX_CHAIN) throw new PackFormatError('delta chain too deep');
+    this.openPack();
     const H = this.hashLen;
-    const head = readAt(this.packFd, offset, 32 + H);
+    // the entry's header and, for the small objects hooks read, its whole stream in one read
+    const head = readAt(this.packFd, offset, Math.min(FIRST_READ, Math.max(0, this.packSize - offset)));
     let p = 0;
     let c = head[p++]!;
     const type = (c >> 4) & 7;
@@ -154,18 +171,19 @@ export class Pack {
     } else if (!TYPES[type]) {
       throw new PackFormatError(`unknown pack entry type ${type}`);
     }
-    const data = this.inflateAt(offset + p, size);
+    const data = this.inflateAt(offset + p, size, head.subarray(p));
     const obj: RawObject = base ? { type: base.type, data: applyDelta(base.data, data) } : { type: TYPES[type]!, data };
     this.remember(offset, obj);
     return obj;
   }
 
-  private inflateAt(pos: number, size: number): Buffer {
+  /** The entry's data at `pos`; `have` holds the bytes from `pos` already read. */
+  private inflateAt(pos: number, size: number, have: Buffer): Buffer {
     const end = this.packSize - this.hashLen; // the trailing checksum
     // deflate never expands by more than ~0.1 % plus a few bytes (zlib's deflateBound)
     let want = Math.min(size + (size >>> 9) + 64, end - pos);
     for (;;) {
-      const z = readAt(this.packFd, pos, want);
+      const z = want <= have.length ? have.subarray(0, want) : readAt(this.packFd, pos, want);
       try {
         const out = inflateObject(z, size);
         if (out.length !== size) throw new PackFormatError(`entry inflates to ${out.length} bytes, header says ${size}`);
