@@ -6,9 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { childProcess } from '../builtins.js';
 
-function readProc(pid: number, file: string): Buffer | null {
+// utf8 text in one native read (readFileUtf8): /proc files report size 0, which
+// sends a Buffer read through a JavaScript loop of reads and a concat
+function readProc(pid: number, file: string): string | null {
   try {
-    return readFileSync(`/proc/${pid}/${file}`);
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
   } catch {
     return null;
   }
@@ -16,7 +18,7 @@ function readProc(pid: number, file: string): Buffer | null {
 
 /** Name and parent of a process from one read of /proc/<pid>/stat (`pid (comm) state ppid …`). */
 function procStat(pid: number): { comm: string; ppid: number | null } | null {
-  const stat = readProc(pid, 'stat')?.toString('utf8');
+  const stat = readProc(pid, 'stat');
   if (!stat) return null;
   const open = stat.indexOf('(');
   const close = stat.lastIndexOf(')');
@@ -27,13 +29,13 @@ function procStat(pid: number): { comm: string; ppid: number | null } | null {
 }
 
 function commOf(pid: number): string | null {
-  return procStat(pid)?.comm ?? readProc(pid, 'comm')?.toString('utf8').trim() ?? null;
+  return procStat(pid)?.comm ?? readProc(pid, 'comm')?.trim() ?? null;
 }
 
 function argvOf(pid: number): string[] | null {
   const raw = readProc(pid, 'cmdline');
   if (raw) {
-    const parts = raw.toString('utf8').split('\0');
+    const parts = raw.split('\0');
     if (parts[parts.length - 1] === '') parts.pop();
     return parts;
   }

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { deflateSync } from 'node:zlib';
 import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { makeRepo, cleanupAll, tempDir, repoAt, type TempRepo } from '../helpers/repo.js';
 import { withEnv } from '../helpers/env.js';
 import { LocalObjects } from '../../src/git/local-odb.js';
@@ -139,6 +140,30 @@ describe('in-process object reader', () => {
     origin.git(['gc', '-q', '--prune=now']);
     const late2 = origin.git(['rev-parse', 'HEAD^{tree}']).trim();
     expect(local.readOid(late2)!.type).toBe('tree');
+    local.close();
+  });
+
+  it('reads objects whose pack was replaced after its index was opened, and objects both loose and packed', () => {
+    const repo = makeRepo();
+    buildHistory(repo);
+    repo.git(['repack', '-q', '-d']); // some packed objects…
+    repo.write('later.txt', 'later\n');
+    repo.commitAll('later'); // …and some loose
+    const gitDir = join(repo.dir, '.git');
+    const local = new LocalObjects(join(gitDir, 'objects'), 'sha1', { gitDir, commonDir: gitDir });
+    const all = objectsOf(repo);
+    // open every pack index (a miss searches them all); no .pack needs opening for a miss
+    expect(local.readOid('0'.repeat(40))).toBeUndefined();
+    // git replaces the packs: the indexes this reader holds name .pack files that are gone
+    repo.git(['repack', '-a', '-d', '-q']);
+    for (const { oid, type } of all) expect(local.readOid(oid)!.data.equals(catFileRaw(repo, type, oid)), oid).toBe(true);
+    // packs first once every index is open: an object also loose reads the same
+    const head = repo.git(['rev-parse', 'HEAD']).trim();
+    const body = catFileRaw(repo, 'commit', head);
+    mkdirSync(join(gitDir, 'objects', head.slice(0, 2)), { recursive: true });
+    writeFileSync(join(gitDir, 'objects', head.slice(0, 2), head.slice(2)), deflateSync(Buffer.concat([Buffer.from(`commit ${body.length}\0`), body])));
+    expect(repo.git(['cat-file', '-t', head]).trim()).toBe('commit');
+    expect(local.readOid(head)!.data.equals(body)).toBe(true);
     local.close();
   });
 
