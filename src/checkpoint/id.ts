@@ -1,11 +1,10 @@
 /** SPEC §2.2: checkpoint IDs (12 lowercase hex) and their shard paths. */
+import { isLowerHex } from '../hex.js';
 import { EntireError } from '../errors.js';
 import { randomHex } from '../random.js';
 
-export const CHECKPOINT_ID_RE = /^[0-9a-f]{12}$/;
-
 export function isCheckpointId(s: unknown): s is string {
-  return typeof s === 'string' && CHECKPOINT_ID_RE.test(s);
+  return typeof s === 'string' && s.length === 12 && isLowerHex(s);
 }
 
 /** 6 crypto-random bytes as 12 hex; callers regenerate if the shard exists. */

@@ -13,6 +13,8 @@ const GO_ESCAPES: Record<string, string> = {
 const GO_ESCAPE_RE = /[<>&\u2028\u2029]/g;
 
 function goEscape(json: string): string {
+  // most documents have none of them: native scans, no regular expression to compile
+  if (json.indexOf('<') < 0 && json.indexOf('>') < 0 && json.indexOf('&') < 0 && json.indexOf('\u2028') < 0 && json.indexOf('\u2029') < 0) return json;
   // `<>&` and U+2028/9 only ever occur inside string literals in JSON text,
   // so a textual replace over the serialised document is exact.
   return json.replace(GO_ESCAPE_RE, (c) => GO_ESCAPES[c] ?? c);

@@ -2,11 +2,19 @@
  * SPEC §2.2: commit-message trailers. Hooks look only at the final trailer
  * block, so an ID quoted in a squash message body is never reused.
  */
-
 export const CHECKPOINT_TRAILER = 'Entire-Checkpoint';
 const TRAILER_LINE_RE = /^[A-Za-z0-9][A-Za-z0-9-]*:[ \t]*\S/;
 const CHECKPOINT_LINE_RE = /^Entire-Checkpoint:[ \t]*([0-9a-f]{12})[ \t]*$/;
 const CHECKPOINT_LINE_LOOSE_RE = /^Entire-Checkpoint:/i;
+
+// String operations rather than regular expressions: each distinct one costs a
+// compilation on its first use, and hooks parse a message once per process.
+function chompCr(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
+}
+function crlfToLf(text: string): string {
+  return text.includes('\r') ? text.replace(/\r\n/g, '\n') : text;
+}
 
 export interface TrailerOptions {
   /** `core.commentChar`; `null` = no comment lines are recognised. */
@@ -19,7 +27,7 @@ function scissorsLine(commentChar: string): string {
 
 /** Normalise line endings and cut at a scissors line. */
 export function messageBody(message: string, opts: TrailerOptions = {}): string {
-  let text = message.replace(/\r\n/g, '\n');
+  let text = crlfToLf(message);
   const cc = opts.commentChar === undefined ? '#' : opts.commentChar;
   if (cc) {
     const s = scissorsLine(cc);
@@ -83,7 +91,7 @@ export function lastCheckpointIdInFinalBlock(message: string, opts: TrailerOptio
 /** Readers: every well-formed checkpoint line anywhere, in order, deduplicated. */
 export function allCheckpointIds(message: string): string[] {
   const ids: string[] = [];
-  for (const l of message.replace(/\r\n/g, '\n').split('\n')) {
+  for (const l of crlfToLf(message).split('\n')) {
     const m = CHECKPOINT_LINE_RE.exec(l);
     if (m && m[1] && !ids.includes(m[1])) ids.push(m[1]);
   }
@@ -97,20 +105,20 @@ export function allCheckpointIds(message: string): string[] {
 function finalBlockLineIndexes(lines: string[], cc: string | null): number[] | null {
   let end = lines.length;
   for (let i = 0; i < lines.length; i++) {
-    if (cc && lines[i]!.replace(/\r$/, '') === scissorsLine(cc)) {
+    if (cc && chompCr(lines[i]!) === scissorsLine(cc)) {
       end = i;
       break;
     }
   }
   const content: number[] = [];
   for (let i = 0; i < end; i++) if (!isComment(lines[i]!, cc)) content.push(i);
-  while (content.length > 0 && lines[content[content.length - 1]!]!.replace(/\r$/, '').trim() === '') content.pop();
+  while (content.length > 0 && chompCr(lines[content[content.length - 1]!]!).trim() === '') content.pop();
   if (content.length === 0) return null;
   let s = content.length - 1;
-  while (s > 0 && lines[content[s - 1]!]!.replace(/\r$/, '').trim() !== '') s--;
+  while (s > 0 && chompCr(lines[content[s - 1]!]!).trim() !== '') s--;
   if (s === 0) return null;
   const idx = content.slice(s);
-  const text = idx.map((i) => lines[i]!.replace(/\r$/, ''));
+  const text = idx.map((i) => chompCr(lines[i]!));
   if (!TRAILER_LINE_RE.test(text[0]!)) return null;
   for (const l of text.slice(1)) if (!TRAILER_LINE_RE.test(l) && !/^[ \t]/.test(l)) return null;
   return idx;
@@ -139,7 +147,7 @@ function removeFromFinalBlock(message: string, opts: TrailerOptions & { keep?: s
   if (!idx) return message;
   const drop = new Set<number>();
   for (const i of idx) {
-    const l = lines[i]!.replace(/\r$/, '');
+    const l = chompCr(lines[i]!);
     if (!CHECKPOINT_LINE_LOOSE_RE.test(l)) continue;
     const m = CHECKPOINT_LINE_RE.exec(l);
     if (opts.keep !== undefined && m && m[1] === opts.keep) continue;
@@ -154,7 +162,7 @@ function removeFromFinalBlock(message: string, opts: TrailerOptions & { keep?: s
     // find the position where the block was and trim trailing blank lines before it
     const firstDropped = Math.min(...drop);
     let p = firstDropped - [...drop].filter((i) => i < firstDropped).length;
-    while (p > 0 && out[p - 1]!.replace(/\r$/, '').trim() === '') {
+    while (p > 0 && chompCr(out[p - 1]!).trim() === '') {
       out.splice(p - 1, 1);
       p--;
     }
@@ -175,14 +183,14 @@ export function addCheckpointTrailer(message: string, id: string, opts: TrailerO
   // content region = up to the first comment line that follows the last content line
   let end = lines.length;
   for (let i = 0; i < lines.length; i++) {
-    if (cc && lines[i]!.replace(/\r$/, '') === scissorsLine(cc)) {
+    if (cc && chompCr(lines[i]!) === scissorsLine(cc)) {
       end = i;
       break;
     }
   }
   let lastContent = -1;
   for (let i = 0; i < end; i++) {
-    const l = lines[i]!.replace(/\r$/, '');
+    const l = chompCr(lines[i]!);
     if (!isComment(l, cc) && l.trim() !== '') lastContent = i;
   }
   if (lastContent < 0) {
@@ -197,7 +205,7 @@ export function addCheckpointTrailer(message: string, id: string, opts: TrailerO
   const sep = hasBlock ? '\n' : '\n\n';
   const tail = tailLines.join('\n');
   const result = head.join('\n') + sep + trailer;
-  if (/^\s*$/.test(tail)) return result + '\n';
+  if (tail.trim() === '') return result + '\n';
   // keep what followed (comments, a scissors section) exactly as it was
   return result + '\n' + tail;
 }

@@ -50,6 +50,12 @@ function argvOf(pid: number): string[] | null {
   return null;
 }
 
+/** `git`, or a path to it (`…/git`, `…\\git.exe`): argv[0] of a git process. */
+export function isGitProgram(arg0: string): boolean {
+  const base = arg0.slice(Math.max(arg0.lastIndexOf('/'), arg0.lastIndexOf('\\')) + 1);
+  return base === 'git' || base === 'git.exe';
+}
+
 /** argv of the nearest ancestor named `git` (hint: `ENTIRE_GIT_PID`), or null. */
 export function gitArgv(env: NodeJS.ProcessEnv = process.env): string[] | null {
   const hint = Number(env['ENTIRE_GIT_PID']);
@@ -57,7 +63,7 @@ export function gitArgv(env: NodeJS.ProcessEnv = process.env): string[] | null {
     const comm = commOf(hint);
     if (comm === 'git' || comm === null) {
       const a = argvOf(hint);
-      if (a && a.length > 0 && /(^|\/)git$/.test(a[0]!)) return a;
+      if (a && a.length > 0 && isGitProgram(a[0]!)) return a;
     }
   }
   let pid: number | null = process.ppid;

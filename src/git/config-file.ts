@@ -91,7 +91,7 @@ export function readConfigValue(section: string, key: string, dirs: { commonDir:
     if (r === null) return undefined;
     if (r.value !== undefined) value = r.value;
   }
-  if (/worktreeconfig\s*=\s*true/i.test(local)) {
+  if (local.toLowerCase().includes('worktreeconfig') && /worktreeconfig\s*=\s*true/i.test(local)) {
     const wt = readText(join(dirs.gitDir, 'config.worktree'));
     if (wt !== null) {
       const r = scan(wt, section, key);

@@ -4,6 +4,7 @@
  * refs) is read directly, saving the `git rev-parse` spawn on every hook.
  * Anything unusual returns null and the caller asks git instead.
  */
+import { isObjectId } from '../hex.js';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
@@ -47,7 +48,6 @@ function gitDirFromDotGit(dir: string): string | null {
   return isAbsolute(p) ? p : resolve(dir, p);
 }
 
-const OID_RE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 export function resolveRef(gitDir: string, commonDir: string, ref: string): string | null | undefined {
   // per-worktree refs live in the worktree's git dir; branches in the common dir
@@ -55,7 +55,7 @@ export function resolveRef(gitDir: string, commonDir: string, ref: string): stri
     const loose = read(join(base, ref));
     if (loose !== null) {
       const v = loose.trim();
-      if (OID_RE.test(v)) return v;
+      if (isObjectId(v)) return v;
       return undefined; // a symbolic ref inside refs/: ask git
     }
   }
@@ -66,10 +66,34 @@ export function resolveRef(gitDir: string, commonDir: string, ref: string): stri
     const at = text.indexOf(' ' + ref + '\n');
     if (at >= 0) {
       const v = text.slice(text.lastIndexOf('\n', at) + 1, at);
-      if (OID_RE.test(v)) return v;
+      if (isObjectId(v)) return v;
     }
   }
   return null;
+}
+
+/**
+ * The repository config as discovery needs it: null when it sets
+ * `worktree`, `bare = true` or `refStorage`, or includes other files (git
+ * decides then); else whether `objectFormat = sha256`. A line scan, not
+ * regular expressions: each costs a compilation in every hook process.
+ */
+function scanConfig(config: string): { sha256: boolean } | null {
+  let sha256 = false;
+  for (const raw of config.split('\n')) {
+    const line = raw.trim().toLowerCase();
+    if (line.startsWith('[include')) return null;
+    const eq = line.indexOf('=');
+    const key = (eq < 0 ? line : line.slice(0, eq)).trim();
+    let value = eq < 0 ? '' : line.slice(eq + 1);
+    const comment = Math.min(...[value.indexOf('#'), value.indexOf(';')].map((i) => (i < 0 ? value.length : i)));
+    value = value.slice(0, comment).trim();
+    if (key === 'worktree' || key === 'refstorage') return null;
+    // a key alone is true in git's config, as are yes/on/1
+    if (key === 'bare' && (eq < 0 || value === 'true' || value === 'yes' || value === 'on' || value === '1')) return null;
+    if (key === 'objectformat' && value === 'sha256') sha256 = true;
+  }
+  return { sha256 };
 }
 
 export function discoverRepo(cwd: string, env: NodeJS.ProcessEnv = process.env): Discovered | null {
@@ -105,13 +129,13 @@ export function discoverRepo(cwd: string, env: NodeJS.ProcessEnv = process.env):
   const commondirText = read(join(gitDir, 'commondir'));
   const commonDir = commondirText === null ? gitDir : resolve(gitDir, commondirText.trim());
   if (!isDir(join(commonDir, 'objects'))) return null;
-  const config = read(join(commonDir, 'config')) ?? '';
+  const scanned = scanConfig(read(join(commonDir, 'config')) ?? '');
   // settings that change where the work tree or refs are: let git answer
-  if (/^\s*(worktree|bare\s*=\s*true|refstorage)\b/im.test(config) || /^\s*\[include/im.test(config)) return null;
-  const objectFormat = /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? 'sha256' : 'sha1';
+  if (scanned === null) return null;
+  const objectFormat = scanned.sha256 ? 'sha256' : 'sha1';
   const h = headText.trim();
   let head: string | null;
-  if (OID_RE.test(h)) head = h;
+  if (isObjectId(h)) head = h;
   else if (h.startsWith('ref: ')) {
     const r = resolveRef(gitDir, commonDir, h.slice(5).trim());
     if (r === undefined) return null;

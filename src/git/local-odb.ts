@@ -10,6 +10,7 @@
  * a promisor remote), a symbolic ref inside refs/, an unknown pack version,
  * a name in another syntax. `null` is a definite "does not exist".
  */
+import { isLowerHex } from '../hex.js';
 import { readFileSync, readdirSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { Pack, type ObjectType, type RawObject } from './pack.js';
@@ -22,7 +23,6 @@ export interface LocalObject {
   data: Buffer;
 }
 
-const HEX = /^[0-9a-f]+$/;
 
 export class LocalObjects {
   private readonly hexLen: number;
@@ -119,7 +119,7 @@ export class LocalObjects {
 
   /** A full object id for `name`, null if the ref does not exist, undefined if unsure. */
   private resolveName(name: string): string | null | undefined {
-    if (name.length === this.hexLen && HEX.test(name)) return name;
+    if (name.length === this.hexLen && isLowerHex(name)) return name;
     if (!this.refs || !(name === 'HEAD' || name.startsWith('refs/'))) return undefined;
     let ref = name;
     for (let depth = 0; depth < 5; depth++) {
@@ -130,7 +130,7 @@ export class LocalObjects {
         } catch {
           return undefined;
         }
-        if (text.length === this.hexLen && HEX.test(text)) return text;
+        if (text.length === this.hexLen && isLowerHex(text)) return text;
         if (!text.startsWith('ref: ')) return undefined;
         ref = text.slice(5).trim();
         continue;
@@ -146,7 +146,7 @@ export class LocalObjects {
   readOid(oid: string): LocalObject | undefined {
     const hit = this.cache.get(oid);
     if (hit) return hit;
-    if (oid.length !== this.hexLen || !HEX.test(oid)) return undefined;
+    if (oid.length !== this.hexLen || !isLowerHex(oid)) return undefined;
     let found = this.find(oid);
     if (!found) {
       // a concurrent repack may have moved it: look at the pack list again, once

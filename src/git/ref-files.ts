@@ -13,6 +13,7 @@
  * clashes with a directory, HEAD pointing at one of the refs, an identity or
  * date that only git can work out, or a ref store other than files.
  */
+import { isObjectId } from '../hex.js';
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Repo } from './repo.js';
@@ -20,7 +21,6 @@ import type { RefUpdate } from './refs.js';
 import { readConfigValue } from './config-file.js';
 import { zeroOid } from './repo.js';
 
-const OID_RE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 function readText(path: string): string | null {
   try {
@@ -73,7 +73,7 @@ function packedValue(packed: string | null, ref: string): string | null {
   if (at < 0) return null;
   const start = packed.lastIndexOf('\n', at) + 1;
   const v = packed.slice(start, at);
-  return OID_RE.test(v) ? v : null;
+  return isObjectId(v) ? v : null;
 }
 
 /**
@@ -164,7 +164,7 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
         }
       }
       const loose = text === null ? null : text.trim();
-      if (loose !== null && !OID_RE.test(loose)) {
+      if (loose !== null && !isObjectId(loose)) {
         release();
         return undefined; // a symbolic ref
       }

@@ -133,8 +133,9 @@ export async function headCommit(repo: Repo): Promise<string | null> {
 export function currentBranch(repo: Repo): string | null {
   try {
     const head = readFileSync(join(repo.gitDir, 'HEAD'), 'utf8').trim();
-    const m = /^ref: refs\/heads\/(.+)$/.exec(head);
-    return m && m[1] ? m[1] : null;
+    const prefix = 'ref: refs/heads/';
+    if (!head.startsWith(prefix) || head.includes('\n')) return null;
+    return head.slice(prefix.length) || null;
   } catch {
     return null;
   }

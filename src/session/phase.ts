@@ -12,6 +12,7 @@
  * (SPEC §4.3); GitCommit only when it condenses. GitCommit never changes the
  * phase, and does nothing at all while a rebase/cherry-pick/revert runs.
  */
+import { isGitProgram } from '../git/argv.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Phase, SessionState } from './state.js';
@@ -146,7 +147,7 @@ const OPTS_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--name
 /** git's subcommand from its argv (argv[0] may be `git` or a path to it). */
 export function gitSubcommand(argv: readonly string[]): string | null {
   let i = 0;
-  if (argv.length > 0 && /(^|[/\\])git(\.exe)?$/.test(argv[0]!)) i = 1;
+  if (argv.length > 0 && isGitProgram(argv[0]!)) i = 1;
   for (; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') return argv[i + 1] ?? null;

@@ -3,6 +3,7 @@
  * extensions (`pending_condensations`, `finalize_failures`), and unknown keys
  * kept and re-emitted after the known ones. Pure: no file I/O here.
  */
+import { isLowerHex } from '../hex.js';
 import * as z from 'zod/mini';
 import * as shape from '../shape.js';
 import { shadowBranchName as shadowBranchOf } from '../checkpoint/shadow.js';
@@ -133,10 +134,8 @@ const PENDING_KEYS = [
 ] as const;
 const FAILURE_KEYS = ['attempts', 'last_error', 'first_failed_at'] as const;
 
-export const CHECKPOINT_ID_RE = /^[0-9a-f]{12}$/;
-
 export function isValidCheckpointId(id: unknown): id is string {
-  return typeof id === 'string' && CHECKPOINT_ID_RE.test(id);
+  return typeof id === 'string' && id.length === 12 && isLowerHex(id);
 }
 
 // ---------------------------------------------------------------------------
@@ -438,7 +437,7 @@ export function parseState(raw: unknown, opts: { where?: string; sessionId?: str
   if (v.files_touched && v.files_touched.length > 0) state.files_touched = [...v.files_touched];
   if (v.last_checkpoint_id) {
     const lc: string = v.last_checkpoint_id;
-    if (CHECKPOINT_ID_RE.test(lc)) {
+    if (lc.length === 12 && isLowerHex(lc)) {
       state.last_checkpoint_id = lc;
     } else {
       const shown = JSON.stringify(lc.slice(0, 40));

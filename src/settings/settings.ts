@@ -97,7 +97,7 @@ export function localSettingsPath(worktreeRoot: string): string {
 }
 
 function displayNameOf(path: string): string {
-  const base = path.split(/[/\\]/).pop() ?? path;
+  const base = path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
   return base === SETTINGS_FILE || base === LOCAL_SETTINGS_FILE ? `${ENTIRE_DIR}/${base}` : path;
 }
 

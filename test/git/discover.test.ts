@@ -50,6 +50,17 @@ describe('file-system repository discovery agrees with git', () => {
     expect(discoverRepo(r.dir, { GIT_WORK_TREE: r.dir })).toBeNull();
     r.git(['config', 'include.path', '/nonexistent']);
     expect(discoverRepo(r.dir, {})).toBeNull();
+    // core.worktree, a bare flag however git spells true, refStorage: git decides
+    const config = join(r.dir, '.git', 'config');
+    const base = '[core]\n\trepositoryformatversion = 0\n\tbare = false ; not bare\n';
+    writeFileSync(config, base);
+    expect(discoverRepo(r.dir, {})!.objectFormat).toBe('sha1');
+    for (const extra of ['\tworktree = /elsewhere\n', '\tbare\n', '\tBare = Yes # comment\n', '[extensions]\n\trefStorage = reftable\n', '[includeIf "gitdir:/x/"]\n\tpath = y\n']) {
+      writeFileSync(config, base + extra);
+      expect(discoverRepo(r.dir, {}), extra).toBeNull();
+    }
+    writeFileSync(config, base + '[extensions]\n\tworktreeConfig = true\n');
+    expect(discoverRepo(r.dir, {})).not.toBeNull();
   });
 });
 
