@@ -54,24 +54,38 @@ function run() {
   const owner = h.toString(16);
   const stem = 'entire-' + owner + '-';
   const cacheFile = path.join(dir, stem + key.replace(/[^A-Za-z0-9.-]/g, '_') + '-' + profile.replace(/[^A-Za-z0-9-]/g, '_').slice(0, 60) + '.v8');
+  // The file is one generation byte, then V8's data. A run's cache holds what that run compiled
+  // (what it loaded from the cache included), so rewriting it after each of a profile's first
+  // GENERATIONS runs makes it the union of their paths: a first prepare-commit-msg that added no
+  // trailer no longer leaves every later one compiling the trailer code from source.
+  const GENERATIONS = 4;
   let cachedData;
+  let generation = 0;
   if (process.env.ENTIRE_NO_CODE_CACHE !== '1') {
-    try { cachedData = fs.readFileSync(cacheFile); } catch { cachedData = undefined; }
+    try {
+      const buf = fs.readFileSync(cacheFile);
+      if (buf.length > 1) {
+        generation = buf[0];
+        cachedData = buf.subarray(1);
+      }
+    } catch { cachedData = undefined; }
   }
   const wrapper = '(function (exports, require, module, __filename, __dirname) { ' + source + '\n});';
   const script = new vm.Script(wrapper, { filename: bundle, cachedData, importModuleDynamically: undefined });
-  const needWrite = process.env.ENTIRE_NO_CODE_CACHE !== '1' && (cachedData === undefined || script.cachedDataRejected === true);
+  const rejected = cachedData === undefined || script.cachedDataRejected === true;
+  const next = rejected ? 1 : generation + 1;
   const mod = { exports: {}, id: bundle, filename: bundle, loaded: false };
   const fn = script.runInThisContext();
-  if (needWrite) {
+  if (process.env.ENTIRE_NO_CODE_CACHE !== '1' && next <= GENERATIONS) {
     // Written at exit so the cache also holds the functions this run compiled lazily.
     process.once('exit', () => {
       try {
         const data = script.createCachedData();
         fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
         const tmp = cacheFile + '.' + process.pid + '.tmp';
-        fs.writeFileSync(tmp, data, { mode: 0o600 });
+        fs.writeFileSync(tmp, Buffer.concat([Buffer.of(next), data]), { mode: 0o600 });
         fs.renameSync(tmp, cacheFile);
+        if (next > 1) return;
         // drop caches of earlier builds so the directory does not grow
         for (const name of fs.readdirSync(dir)) {
           if (name.startsWith(stem) && name.endsWith('.v8') && !name.includes(key.replace(/[^A-Za-z0-9.-]/g, '_'))) {
