@@ -14,6 +14,11 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'bin', 'entire.cjs');
 const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 10));
+/**
+ * Runs left out before timing a command: the launcher rewrites a command's code cache on its
+ * first four runs (bin/entire.cjs), and the report is about every run after those.
+ */
+const WARMUP = 4;
 const QUICK = process.env.BENCH_QUICK === '1'; // smaller transcripts, for trying the script
 // BENCH_ONLY=hooks,history,…: only these groups (commit, hooks, history, stop, redact, explain, store, sessionlog)
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
@@ -219,7 +224,7 @@ function commitHooksBench(live, label) {
   const nb1 = []; // node -e "" samples taken right before each prepare-commit-msg run
   const nb2 = []; // … and before each post-commit run
   const msgFile = join(dir, '.git', 'BENCH_MSG');
-  for (let i = 0; i < RUNS + 1; i++) {
+  for (let i = 0; i < RUNS + WARMUP; i++) {
     const file = `agent-${i}.txt`;
     live.agentTurn(file);
     git(dir, 'add', file);
@@ -233,7 +238,7 @@ function commitHooksBench(live, label) {
     const n2 = nodeOnce();
     const t2 = timed(process.execPath, [cli, 'hooks', 'git', 'post-commit'], { cwd: dir, env: hookEnv, phases: `post-commit${label}` });
     if (git(dir, 'rev-parse', 'entire/checkpoints/v1').trim() === before) throw new Error('post-commit wrote no checkpoint');
-    if (i >= 1) {
+    if (i >= WARMUP) {
       pcm.push(t1);
       pc.push(t2);
       nb1.push(n1);
@@ -298,6 +303,7 @@ if (live && want('explain')) {
   const head = git(live.dir, 'rev-parse', 'HEAD').trim();
   const ex = [];
   const exBase = [];
+  for (let i = 0; i < WARMUP; i++) entire(live.dir, ['explain', '--commit', head]);
   for (let i = 0; i < RUNS; i++) {
     exBase.push(nodeOnce());
     ex.push(timed(process.execPath, [cli, 'explain', '--commit', head], { cwd: live.dir }));
