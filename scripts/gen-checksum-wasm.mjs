@@ -187,7 +187,20 @@ export function checksumWasmBytes() {
     ...section(5, vec([[0x00, 1]])), // one memory, min 1 page
     ...section(7, vec([[...str('mem'), 0x02, 0], [...str('blocks'), 0x00, 0], [...str('crc32'), 0x00, 1], [...str('adler32'), 0x00, 2]])),
     ...section(10, vec(fns.map((f) => [...uleb(f.length), ...f]))),
+    // the CRC table as an active data segment: in memory at instantiation, not filled by JavaScript
+    ...section(11, vec([[0x00, ...k(TABLE), op.end, ...uleb(1024), ...crcTableBytes()]])),
   ]);
+}
+
+/** zlib's CRC-32 table (polynomial 0xedb88320), little-endian as WebAssembly memory is. */
+function crcTableBytes() {
+  const out = [];
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let j = 0; j < 8; j++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    out.push(c & 255, (c >>> 8) & 255, (c >>> 16) & 255, c >>> 24);
+  }
+  return out;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
@@ -197,8 +210,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
 // SHA-1 blocks, CRC-32 and Adler-32 as one WebAssembly module (${bytes.length} bytes).
 export const CHECKSUM_WASM_BASE64 =
   '${Buffer.from(bytes).toString('base64')}';
-/** Where the module expects the CRC table (see the generator). */
-export const CRC_TABLE_OFFSET = ${TABLE};
 `;
   writeFileSync(join(root, 'src', 'git', 'checksum-wasm-module.ts'), out);
   process.stdout.write(`wrote src/git/checksum-wasm-module.ts (${bytes.length} bytes of wasm)\n`);

@@ -8,6 +8,7 @@ import { runExitTasks } from '../exit-tasks.js';
 import { mark } from '../timing.js';
 import { setFaultScope } from '../faults.js';
 import { writeStderr, writeStdout } from '../stderr.js';
+import { memoizeConfigFiles } from '../git/config-file.js';
 
 const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
@@ -34,6 +35,7 @@ async function loaded<T>(m: Promise<T>): Promise<T> {
 
 export async function runHookCommand(args: string[]): Promise<void> {
   mark('hooks entry');
+  memoizeConfigFiles(); // hooks never write git's config: read each file once
   const [group, verb, ...rest] = args;
   setFaultScope(verb ?? '');
   const started = Date.now();

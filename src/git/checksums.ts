@@ -4,13 +4,13 @@
  * (SPEC §10: hooks are hot paths). A post-commit hashes about 15 KB of new
  * objects; loading crypto for that costs 4–6 ms on the bench VM, and the same
  * loops in JavaScript about as much (they run in V8's interpreter on a hook's
- * first call). Their inner loops are a 923-byte WebAssembly module
- * (scripts/gen-checksum-wasm.mjs) that compiles and instantiates in about
- * 0.5 ms. Without WebAssembly, and for SHA-256 repositories, node:crypto and
+ * first call). Their inner loops are a 1,959-byte WebAssembly module, CRC
+ * table included (scripts/gen-checksum-wasm.mjs), that compiles and
+ * instantiates in about 0.5 ms. Without WebAssembly, and for SHA-256 repositories, node:crypto and
  * JavaScript loops take over.
  */
 import { crypto } from '../builtins.js';
-import { CHECKSUM_WASM_BASE64, CRC_TABLE_OFFSET } from './checksum-wasm-module.js';
+import { CHECKSUM_WASM_BASE64 } from './checksum-wasm-module.js';
 
 interface Engine {
   mem: Uint8Array;
@@ -32,7 +32,7 @@ const CHUNK = 32 * 1024; // input bytes per call: the module's one page holds th
 let engine: Engine | null | undefined;
 let CRC_TABLE: Int32Array | null = null;
 
-/** The byte table of zlib's CRC-32 (polynomial 0xedb88320), for the module and the fallback. */
+/** The byte table of zlib's CRC-32 (polynomial 0xedb88320), for the JavaScript fallback (the module carries its own). */
 function crcTable(): Int32Array {
   if (!CRC_TABLE) {
     CRC_TABLE = new Int32Array(256);
@@ -52,7 +52,6 @@ function load(): Engine | null {
     const wasm = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
     const inst = new wasm.Instance(new wasm.Module(bytes), {});
     const x = inst.exports as Omit<Engine, 'mem' | 'state'> & { mem: { buffer: ArrayBuffer } };
-    new Int32Array(x.mem.buffer, CRC_TABLE_OFFSET, 256).set(crcTable());
     engine = { mem: new Uint8Array(x.mem.buffer), state: new Int32Array(x.mem.buffer, 0, 5), blocks: x.blocks, crc32: x.crc32, adler32: x.adler32 };
   } catch {
     engine = null; // no WebAssembly (e.g. --jitless): node:crypto instead

@@ -56,12 +56,28 @@ function scan(text: string, section: string, key: string): { value: string | und
   return { value };
 }
 
-function readText(path: string): string | null {
+// A hook reads git's config files several times (repository discovery, the comment
+// character, reflog idents, pack limits…) and never writes them: hooks turn on a
+// per-process memo of their texts. Commands do not, as they may outlive a change.
+let memo: Map<string, string | null> | null = null;
+
+/** Keep each config file's text for the rest of the process (hooks only). */
+export function memoizeConfigFiles(): void {
+  memo ??= new Map();
+}
+
+/** A config file's text, or null if unreadable (memoized after memoizeConfigFiles). */
+export function readConfigFile(path: string): string | null {
+  const hit = memo?.get(path);
+  if (hit !== undefined) return hit;
+  let text: string | null;
   try {
-    return readFileSync(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch {
-    return null;
+    text = null;
   }
+  memo?.set(path, text);
+  return text;
 }
 
 /**
@@ -84,7 +100,7 @@ export function readConfigValue(section: string, key: string, dirs: { commonDir:
   let local = '';
   for (const f of files) {
     if (f === '/dev/null' || f === '') continue;
-    const text = readText(f);
+    const text = readConfigFile(f);
     if (text === null) continue;
     if (f === localPath) local = text;
     const r = scan(text, section, key);
@@ -92,7 +108,7 @@ export function readConfigValue(section: string, key: string, dirs: { commonDir:
     if (r.value !== undefined) value = r.value;
   }
   if (local.toLowerCase().includes('worktreeconfig') && /worktreeconfig\s*=\s*true/i.test(local)) {
-    const wt = readText(join(dirs.gitDir, 'config.worktree'));
+    const wt = readConfigFile(join(dirs.gitDir, 'config.worktree'));
     if (wt !== null) {
       const r = scan(wt, section, key);
       if (r === null) return undefined;

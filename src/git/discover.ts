@@ -4,6 +4,7 @@
  * refs) is read directly, saving the `git rev-parse` spawn on every hook.
  * Anything unusual returns null and the caller asks git instead.
  */
+import { readConfigFile } from './config-file.js';
 import { isObjectId } from '../hex.js';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -129,7 +130,7 @@ export function discoverRepo(cwd: string, env: NodeJS.ProcessEnv = process.env):
   const commondirText = read(join(gitDir, 'commondir'));
   const commonDir = commondirText === null ? gitDir : resolve(gitDir, commondirText.trim());
   if (!isDir(join(commonDir, 'objects'))) return null;
-  const scanned = scanConfig(read(join(commonDir, 'config')) ?? '');
+  const scanned = scanConfig(readConfigFile(join(commonDir, 'config')) ?? '');
   // settings that change where the work tree or refs are: let git answer
   if (scanned === null) return null;
   const objectFormat = scanned.sha256 ? 'sha256' : 'sha1';
