@@ -25,7 +25,6 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-
 /** A flow module, once loaded (marked for ENTIRE_TIMING). */
 async function loaded<T>(m: Promise<T>): Promise<T> {
   const flow = await m;

@@ -49,7 +49,6 @@ function gitDirFromDotGit(dir: string): string | null {
   return isAbsolute(p) ? p : resolve(dir, p);
 }
 
-
 export function resolveRef(gitDir: string, commonDir: string, ref: string): string | null | undefined {
   // per-worktree refs live in the worktree's git dir; branches in the common dir
   for (const base of ref.startsWith('refs/heads/') || ref.startsWith('refs/remotes/') || ref.startsWith('refs/tags/') ? [commonDir] : [gitDir, commonDir]) {
@@ -87,8 +86,8 @@ function scanConfig(config: string): { sha256: boolean } | null {
     const eq = line.indexOf('=');
     const key = (eq < 0 ? line : line.slice(0, eq)).trim();
     let value = eq < 0 ? '' : line.slice(eq + 1);
-    const comment = Math.min(...[value.indexOf('#'), value.indexOf(';')].map((i) => (i < 0 ? value.length : i)));
-    value = value.slice(0, comment).trim();
+    for (const c of ['#', ';']) if (value.includes(c)) value = value.slice(0, value.indexOf(c)); // a trailing comment
+    value = value.trim();
     if (key === 'worktree' || key === 'refstorage') return null;
     // a key alone is true in git's config, as are yes/on/1
     if (key === 'bare' && (eq < 0 || value === 'true' || value === 'yes' || value === 'on' || value === '1')) return null;

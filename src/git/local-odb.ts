@@ -23,7 +23,6 @@ export interface LocalObject {
   data: Buffer;
 }
 
-
 export class LocalObjects {
   private readonly hexLen: number;
   private dirs: string[] | null = null;

@@ -21,7 +21,6 @@ import type { RefUpdate } from './refs.js';
 import { readConfigValue } from './config-file.js';
 import { zeroOid } from './repo.js';
 
-
 function readText(path: string): string | null {
   try {
     return readFileSync(path, 'utf8');
