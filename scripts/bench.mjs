@@ -218,7 +218,15 @@ function gitStandIn(dir) {
 function commitHooksBench(live, label) {
   const { dir } = live;
   const standIn = gitStandIn(dir);
-  const hookEnv = { ENTIRE_GIT_PID: String(standIn.pid) };
+  try {
+    return timeCommitHooks(live, label, { ENTIRE_GIT_PID: String(standIn.pid) });
+  } finally {
+    standIn.stop(); // also when a run fails: a live child would keep the bench from exiting
+  }
+}
+
+function timeCommitHooks(live, label, hookEnv) {
+  const { dir } = live;
   const pcm = [];
   const pc = [];
   const nb1 = []; // node -e "" samples taken right before each prepare-commit-msg run
@@ -245,7 +253,6 @@ function commitHooksBench(live, label) {
       nb2.push(n2);
     }
   }
-  standIn.stop();
   row(`prepare-commit-msg, live session, 3 MB transcript${label}`, median(pcm), '(target ≤ 1.5×)', nb1, pcm);
   row(`post-commit + condense, 3 MB transcript${label}`, median(pc), '(target ≤ 2.5×)', nb2, pc);
   return { pcm: median(pcm), pc: median(pc) };

@@ -6,7 +6,6 @@
  * missing checkpoint is written only from a recorded pending condensation of
  * a commit that still carries its ID.
  */
-import { isPidAlive } from '../session/lock.js';
 import { chmodSync, existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative } from 'node:path';
 import { openRepo, headCommit, currentBranch, type Repo } from '../git/repo.js';
@@ -28,6 +27,7 @@ import { allCheckpointIds } from '../checkpoint/trailers.js';
 import { SHADOW_BRANCH_RE, parseShadowBranch, worktreeHash } from '../checkpoint/shadow.js';
 import { GIT_HOOKS, hookStates, isHuskyDir, isOurHook } from '../install/git-hooks.js';
 import { readIntent, intentPath } from '../strategy/intent.js';
+import { intentStaleness } from '../strategy/commit-message.js';
 import { prePromptPath, removeScratch } from '../strategy/scratch.js';
 import { inThisWorktree, processIo, type Io } from './common.js';
 import { describeError } from '../errors.js';
@@ -83,7 +83,6 @@ export interface DoctorReport {
 
 /** HEAD's first-parent history scanned for dangling trailers (SPEC §8.4). */
 export const DANGLING_SCAN_COMMITS = 100;
-const INTENT_MAX_AGE_MS = 60 * 60 * 1000;
 
 // ------------------------------------------------------------------ helpers
 
@@ -99,10 +98,6 @@ export async function firstParentCommits(repo: Repo, rev: string, max: number): 
     out.push({ sha, message: nl < 0 ? '' : rec.slice(nl + 1) });
   }
   return out;
-}
-
-function pidAlive(pid: number | undefined): boolean | null {
-  return pid ? isPidAlive(pid) : null;
 }
 
 function short(sid: string): string {
@@ -274,11 +269,9 @@ class Doctor {
       });
       return;
     }
-    const alive = pidAlive(intent.git_pid);
-    const age = ctx.now().getTime() - Date.parse(intent.created_at);
-    const stale = alive === false || (alive === null && !(age < INTENT_MAX_AGE_MS)) || Number.isNaN(age);
-    if (!stale) return;
-    const why = alive === false ? `its git process (${intent.git_pid}) has exited` : 'it is over an hour old';
+    const staleness = intentStaleness(intent, ctx.now());
+    if (staleness === null) return;
+    const why = staleness === 'process-exited' ? `its git process (${intent.git_pid}) has exited` : 'it is over an hour old';
     const detail = `commit intent${intent.id ? ` for checkpoint ${intent.id}` : ''} was never consumed by post-commit (${why})`;
     this.add({ kind: 'stale-intent', subject: name, checkpoint_id: intent.id ?? undefined, detail }, async () => {
       const { recoverStaleIntent } = await import('../strategy/stale-intent.js');

@@ -57,10 +57,21 @@ export function argvPid(): number | undefined {
  */
 export function staleIntent(ctx: HookContext): CommitIntent | null {
   const intent = readIntent(ctx.repo.gitDir);
-  if (!intent) return null;
-  const alive = intent.git_pid ? isPidAlive(intent.git_pid) : null;
-  const age = ctx.now().getTime() - Date.parse(intent.created_at);
-  const stale = alive === false || (alive === null && !(age < INTENT_MAX_AGE_MS)) || Number.isNaN(age);
-  if (!stale || (intent.git_pid !== undefined && intent.git_pid === argvPid())) return null;
+  if (!intent || intentStaleness(intent, ctx.now()) === null) return null;
+  if (intent.git_pid !== undefined && intent.git_pid === argvPid()) return null;
   return intent;
+}
+
+/**
+ * Why an intent was never consumed by a post-commit, or null while its
+ * commit may still be running: its git process has exited, or (without a
+ * pid, or an unreadable date) it is over an hour old. Shared by the hooks'
+ * recovery and `doctor`.
+ */
+export function intentStaleness(intent: CommitIntent, now: Date): 'process-exited' | 'too-old' | null {
+  const alive = intent.git_pid ? isPidAlive(intent.git_pid) : null;
+  if (alive === false) return 'process-exited';
+  const age = now.getTime() - Date.parse(intent.created_at);
+  if (Number.isNaN(age) || (alive === null && !(age < INTENT_MAX_AGE_MS))) return 'too-old';
+  return null;
 }

@@ -15,7 +15,6 @@ import { condenseSession, pendingEntry } from './condense.js';
 import { describeError } from '../errors.js';
 import { staleIntent } from './commit-message.js';
 
-
 /**
  * An intent whose git process is gone (or that is over an hour old) was
  * never consumed by a post-commit: if a recent commit carries its ID, each
