@@ -37,6 +37,20 @@ export interface ObjectSink {
   write(type: 'blob' | 'tree' | 'commit', content: Buffer): string;
 }
 
+/**
+ * Objects this process has written, per object store. A hook's second commit
+ * write (post-commit's carry-forward after its checkpoint) shares blobs with
+ * the first; they exist already, and compressing, checksumming and packing
+ * them again would only add a copy. Our own writes are milliseconds old, so
+ * there is nothing to freshen either.
+ */
+const writtenHere = new Map<string, Set<string>>();
+function writtenIn(repo: Repo): Set<string> {
+  let set = writtenHere.get(repo.commonDir);
+  if (!set) writtenHere.set(repo.commonDir, (set = new Set()));
+  return set;
+}
+
 export class LooseWriter implements ObjectSink {
   private readonly dir: string;
 
@@ -53,6 +67,8 @@ export class LooseWriter implements ObjectSink {
 
   /** Write an object whose id is known (`header` is git's `<type> <size>\0`). */
   writeHashed(oid: string, header: Buffer, content: Buffer): void {
+    const written = writtenIn(this.repo);
+    if (written.has(oid)) return;
     const sub = join(this.dir, oid.slice(0, 2));
     const file = join(sub, oid.slice(2));
     if (existsSync(file)) {
@@ -74,6 +90,7 @@ export class LooseWriter implements ObjectSink {
       rmSync(tmp, { force: true });
       throw e;
     }
+    written.add(oid);
   }
 }
 
@@ -97,6 +114,7 @@ export class BatchWriter implements ObjectSink {
   write(type: 'blob' | 'tree' | 'commit', content: Buffer): string {
     const header = Buffer.from(`${type} ${content.length}\0`);
     const oid = createHasher(this.repo.objectFormat).update(header).update(content).digestHex();
+    if (writtenIn(this.repo).has(oid)) return oid;
     if (content.length > PACKED_OBJECT_MAX) this.loose.writeHashed(oid, header, content);
     else if (!this.small.has(oid)) this.small.set(oid, { type, content });
     return oid;
@@ -112,6 +130,8 @@ export class BatchWriter implements ObjectSink {
         const enc = encodePack(items.map(([oid, o]) => ({ oid, bytes: Buffer.concat([entryHeader(o.type, o.content.length), compressLoose(o.content)]) })));
         mark('objects: pack encoded');
         writePackFiles(this.repo, enc);
+        const written = writtenIn(this.repo);
+        for (const [oid] of items) written.add(oid);
         return;
       } catch {
         /* e.g. a read-only pack directory: the same objects go out loose below */

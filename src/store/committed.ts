@@ -238,8 +238,11 @@ export async function updateCommittedSession(repo: Repo, u: SessionUpdate): Prom
       if (managed && !wanted.has(name)) changes.push({ op: 'delete', path: `${base}/${name}` });
     }
     for (const [name, content] of wanted) {
-      const oid = typeof content === 'object' && !Buffer.isBuffer(content) ? content.oid : blobOid(content, repo.objectFormat);
-      if (existing.get(name) !== oid) changes.push(toChange(`${base}/${name}`, content));
+      const had = existing.get(name);
+      // hashed only to compare with what the slot holds
+      if (had === undefined || had !== (typeof content === 'object' && !Buffer.isBuffer(content) ? content.oid : blobOid(content, repo.objectFormat))) {
+        changes.push(toChange(`${base}/${name}`, content));
+      }
     }
     const files = new Set(existing.keys());
     for (const c of changes) {

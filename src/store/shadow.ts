@@ -118,9 +118,10 @@ export async function writeShadowStep(repo: Repo, w: StepWrite): Promise<{ branc
       }
       for (const [path, content] of overlay) {
         const isRef = typeof content === 'object' && !Buffer.isBuffer(content);
-        const oid = isRef ? content.oid : blobOid(content, repo.objectFormat);
-        if (existing.get(path) === oid) continue;
-        changes.push(isRef ? { op: 'put-oid', path, oid, mode: '100644' } : { op: 'put', path, content });
+        const had = existing.get(path);
+        // hashed only to compare: a new branch (every carry-forward) has nothing to compare with
+        if (had !== undefined && had === (isRef ? content.oid : blobOid(content, repo.objectFormat))) continue;
+        changes.push(isRef ? { op: 'put-oid', path, oid: content.oid, mode: '100644' } : { op: 'put', path, content });
       }
       // an unchanged tree is no step
       const current = tip ? await entriesAt(repo, tip, fileChanges.map((c) => c.path)) : new Map();

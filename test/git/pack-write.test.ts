@@ -81,6 +81,39 @@ describe('small packs from hooks (src/git/pack-write.ts, pack-policy.ts)', () =>
     repo.objects.close();
   });
 
+  it('does not pack again, in the same process, blobs an earlier write of that process packed', async () => {
+    const r = makeRepo();
+    const repo = await withEnv(r.env, () => openRepo(r.dir));
+    const shared = 'context shared by a checkpoint and its carry-forward\n'.repeat(200);
+    const write = (ref: string, path: string, extra: string) =>
+      withEnv(r.env, () =>
+        writeCommitLoose(repo, {
+          message: `${ref}\n`,
+          parent: null,
+          author: ident,
+          changes: [
+            { op: 'put', path: `${path}/context.md`, content: shared },
+            { op: 'put', path: `${path}/extra.txt`, content: extra },
+          ],
+        }),
+      );
+    const first = await write('one', 'a', 'first\n');
+    const packs1 = packsOf(r);
+    const second = await write('two', 'b', 'second\n');
+    const added = packsOf(r).filter((p) => !packs1.includes(p));
+    expect(added).toHaveLength(1);
+    const idx = join(r.dir, '.git', 'objects', 'pack', added[0]!.replace(/\.pack$/, '.idx'));
+    const listed = r.git(['verify-pack', '-v', idx]);
+    const sharedOid = r.git(['rev-parse', `${first}:a/context.md`]).trim();
+    expect(r.git(['rev-parse', `${second}:b/context.md`]).trim()).toBe(sharedOid);
+    expect(listed).not.toContain(sharedOid); // only the second write's new objects
+    expect(listed).toContain(r.git(['rev-parse', `${second}:b/extra.txt`]).trim());
+    verifyPacks(r);
+    const f = fsck(r);
+    expect(f.ok, f.output).toBe(true);
+    repo.objects.close();
+  });
+
   it('produces byte-identical packs and indexes to what git index-pack builds for the same entries', () => {
     const objs = [Buffer.from('hello\n'), Buffer.from('x'.repeat(40_000)), Buffer.from('')].map((content) => {
       const oid = createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
