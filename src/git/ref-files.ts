@@ -45,8 +45,9 @@ function reflogIdent(repo: Repo, env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** Whether updates of this ref get a reflog line (core.logAllRefUpdates, git's defaults). */
-function logsRef(repo: Repo, ref: string, env: NodeJS.ProcessEnv): boolean | undefined {
+function logsRef(repo: Repo, ref: string, env: NodeJS.ProcessEnv, start = true): boolean | undefined {
   if (readText(join(repo.commonDir, 'logs', ref)) !== null) return true; // an existing reflog always grows
+  if (!start) return false;
   const found = readConfigValue('core', 'logallrefupdates', repo, env);
   if (found === undefined) return undefined;
   let v = found.value;
@@ -91,8 +92,9 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
   const ident = reflogIdent(repo, env);
   if (ident === undefined) return undefined;
   const logs = new Map<string, boolean>();
-  for (const r of refs) {
-    const l = logsRef(repo, r, env);
+  for (const u of updates) {
+    const r = u.ref;
+    const l = logsRef(repo, r, env, u.startReflog !== false);
     if (l === undefined) return undefined;
     logs.set(r, l);
   }

@@ -16,6 +16,10 @@ export interface RefUpdate {
   newOid: string | null;
   /** Expected current value; null = must not exist; undefined = don't check. */
   oldOid?: string | null;
+  /**
+   * false: a reflog that exists grows, but none is started for this ref.
+   */
+  startReflog?: boolean;
 }
 
 export type CasOutcome = 'ok' | 'race';
@@ -39,7 +43,13 @@ export async function updateRefs(repo: Repo, updates: RefUpdate[], message = 'en
   const local = updateRefsInProcess(repo, updates, message);
   if (local !== undefined) return local;
   // synchronous: cheaper than a first asynchronous spawn on hook paths (see runGitSync)
-  const r = runGitSync(['update-ref', '-m', message, '--stdin'], { cwd: repo.root, input: lines.join('\n') + '\n', allowFailure: true });
+  // git starts no reflog with logAllRefUpdates off, and still appends to one that exists
+  const noNewLogs = updates.every((u) => u.newOid === null || u.startReflog === false);
+  const r = runGitSync([...(noNewLogs ? ['-c', 'core.logAllRefUpdates=false'] : []), 'update-ref', '-m', message, '--stdin'], {
+    cwd: repo.root,
+    input: lines.join('\n') + '\n',
+    allowFailure: true,
+  });
   if (r.code === 0) return 'ok';
   if (/but expected|reference already exists|unable to resolve reference|does not exist|is at .* but/i.test(r.stderr)) return 'race';
   throw new EntireError('GIT_FAILED', `cannot update ${updates.map((u) => u.ref).join(', ')}: ${r.stderr.trim().split('\n')[0] ?? ''}`);

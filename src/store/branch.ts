@@ -48,6 +48,8 @@ export async function casWrite(
     fastCompression?: boolean;
     /** Another ref to delete in the same transaction (if it exists): saves a spawn, and both happen or neither. */
     alsoDelete?: string;
+    /** false: start no reflog for `ref` (one that exists still grows). */
+    startReflog?: boolean;
   } = {},
 ): Promise<CasWriteResult> {
   const ident = await committerIdent(repo);
@@ -66,7 +68,7 @@ export async function casWrite(
     fault('cas-before-update-ref');
     const extra = opts.alsoDelete ? await readRef(repo, opts.alsoDelete) : null;
     const outcome = await updateRefs(repo, [
-      { ref, newOid: written.oid, oldOid: tip },
+      { ref, newOid: written.oid, oldOid: tip, ...(opts.startReflog === false ? { startReflog: false } : {}) },
       ...(written.tempRef ? [{ ref: written.tempRef, newOid: null }] : []),
       ...(extra && opts.alsoDelete ? [{ ref: opts.alsoDelete, newOid: null, oldOid: extra }] : []),
     ]);

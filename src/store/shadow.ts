@@ -137,7 +137,9 @@ export async function writeShadowStep(repo: Repo, w: StepWrite): Promise<{ branc
         changes,
       };
     },
-    { fastCompression: true },
+    // A shadow branch lives for one base commit and git deletes a reflog with its ref:
+    // starting one would cost a file creation per base commit for a log of a linear chain
+    { fastCompression: true, startReflog: false },
   );
   return { branch, commit: res.oid, changed: res.changed };
 }

@@ -132,6 +132,22 @@ describe('in-process ref transactions (files backend)', () => {
     expect(t.git(['rev-parse', REF]).trim()).toBe(a);
   });
 
+  it('starts no reflog when asked not to (shadow branches), and still grows one that exists', async () => {
+    const { t, a, b } = setup();
+    await withRepo(t, (r) => {
+      expect(updateRefsInProcess(r, [{ ref: SHADOW, newOid: a, oldOid: null, startReflog: false }], 'entire')).toBe('ok');
+    });
+    expect(t.git(['rev-parse', SHADOW]).trim()).toBe(a);
+    expect(existsSync(join(t.dir, '.git', 'logs', SHADOW))).toBe(false);
+    // a reflog git started (a shadow branch an older version wrote) keeps its lines
+    t.git(['update-ref', '--create-reflog', '-m', 'git', REF, a]);
+    await withRepo(t, (r) => {
+      expect(updateRefsInProcess(r, [{ ref: REF, newOid: b, oldOid: a, startReflog: false }], 'entire')).toBe('ok');
+    });
+    expect(t.git(['reflog', 'show', '--format=%H %gs', REF]).trim().split('\n')).toEqual([`${b} entire`, `${a} git`]);
+    expect(t.gitResult(['fsck', '--no-progress']).status).toBe(0);
+  });
+
   it('writes the same reflog ident as git, crud and all', async () => {
     const { t, a } = setup();
     const env = { ...t.env, GIT_COMMITTER_NAME: ' Jane Q. Doe. ', GIT_COMMITTER_EMAIL: 'jane@example.com;' };

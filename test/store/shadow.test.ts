@@ -1,5 +1,6 @@
 import { describe, it, expect, afterAll, afterEach } from 'vitest';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { makeRepo, fsck, cleanupAll, type TempRepo } from '../helpers/repo.js';
 import { withEnv } from '../helpers/env.js';
 import { openRepo, type Repo } from '../../src/git/repo.js';
@@ -75,6 +76,8 @@ describe('shadow store', () => {
     const three = await step('v2\n');
     expect(three.changed).toBe(false);
     expect(three.commit).toBe(two.commit);
+    // no reflog is started for a shadow branch (a file creation per base commit)
+    expect(existsSync(join(r.dir, '.git', 'logs', 'refs', 'heads', one.branch))).toBe(false);
   });
 
   it('names branches of linked worktrees by the worktree hash', async () => {
