@@ -36,6 +36,9 @@ export interface LockInfo {
   /** The holder is gone (dead pid) or the lock is older than the stale bound. */
   stale: boolean;
   ino: number;
+  /** With ino and token, what tells this lock from a later one that got the same inode number. */
+  mtimeMs: number;
+  size: number;
 }
 
 function defaultWaitMs(): number {
@@ -76,24 +79,39 @@ function parseLock(text: string): { pid: number | null; createdMs: number | null
 export function inspectLock(path: string, staleMs = LOCK_STALE_MS, now = Date.now()): LockInfo | null {
   let st: Stats;
   let text: string;
-  let fd: number;
   try {
-    fd = openSync(path, 'r');
+    ({ st, text } = readLockFile(path));
   } catch (e) {
     if (isNotFound(e)) return null;
     throw e;
   }
-  try {
-    // stat and content from one descriptor, so they describe the same lock
-    st = fstatSync(fd);
-    text = readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
   const p = parseLock(text);
   const createdMs = p.createdMs ?? st.mtimeMs;
   const stale = now - createdMs > staleMs || (p.pid !== null && !isPidAlive(p.pid));
-  return { pid: p.pid, createdMs, token: p.token, stale, ino: st.ino };
+  return { pid: p.pid, createdMs, token: p.token, stale, ino: st.ino, mtimeMs: st.mtimeMs, size: st.size };
+}
+
+/** Stat and content from one descriptor, so they describe the same file. */
+function readLockFile(path: string): { st: Stats; text: string } {
+  const fd = openSync(path, 'r');
+  try {
+    return { st: fstatSync(fd), text: readFileSync(fd, 'utf8') };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Whether the file at `path` is the very lock `seen` described. Not the inode
+ * number alone: once a stale lock is removed, the next lock created may get
+ * the same number (ext4 reuses them at once), and a takeover that trusted it
+ * removed a live lock: two holders, a lost update (seen under load in
+ * test/session/lock.test.ts).
+ */
+function isSameLock(path: string, seen: LockInfo): boolean {
+  const { st, text } = readLockFile(path);
+  const p = parseLock(text);
+  return st.ino === seen.ino && st.size === seen.size && st.mtimeMs === seen.mtimeMs && p.token === seen.token && p.pid === seen.pid;
 }
 
 type Attempt = { lock: SessionLock } | { retry: true; holderPid: number | null };
@@ -131,11 +149,13 @@ function tryCreate(path: string): SessionLock | null {
 
 /**
  * Remove a stale lock under the `<lock>.takeover` guard: the guard is a hard
- * link to the stale lock's inode, created O_EXCL-style by link(2), so only one
- * process proceeds; it removes the lock only if the path still names the
- * inode it judged stale. Returns true if the caller should retry at once.
+ * link to the lock's inode, created O_EXCL-style by link(2), so only one
+ * process proceeds; it removes the lock only if the guard is the very lock it
+ * judged stale (isSameLock) and the path still names that inode (which the
+ * guard keeps from being reused). Returns true if the caller should retry at once.
+ * Exported for tests.
  */
-function tryTakeover(path: string, stale: LockInfo): boolean {
+export function tryTakeover(path: string, stale: LockInfo): boolean {
   const guard = `${path}.takeover`;
   try {
     linkSync(path, guard);
@@ -155,8 +175,7 @@ function tryTakeover(path: string, stale: LockInfo): boolean {
     throw e;
   }
   try {
-    const g = statSync(guard);
-    if (g.ino !== stale.ino) return true; // the lock was replaced meanwhile: re-evaluate
+    if (!isSameLock(guard, stale)) return true; // the lock was replaced meanwhile: re-evaluate
     const cur = statSync(path);
     if (cur.ino === stale.ino) unlinkSync(path);
     return true;

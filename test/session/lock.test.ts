@@ -3,7 +3,7 @@ import { existsSync, readdirSync, writeFileSync, mkdirSync, utimesSync } from 'n
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { acquireSessionLock, acquireSessionLockSync, inspectLock, withSessionLock } from '../../src/session/lock.js';
+import { acquireSessionLock, acquireSessionLockSync, inspectLock, tryTakeover, withSessionLock } from '../../src/session/lock.js';
 import { loadState } from '../../src/session/store.js';
 import { isEntireError } from '../../src/errors.js';
 import { tempDir } from '../helpers/repo.js';
@@ -67,6 +67,25 @@ describe('session lock', () => {
     expect(inspectLock(path)!.pid).toBe(process.pid);
     lock.release();
     expect(existsSync(path)).toBe(false);
+  });
+
+  it('does not take over a live lock that got the inode number of the stale lock it replaced', async () => {
+    const common = tempDir();
+    mkdirSync(join(common, 'entire-sessions'), { recursive: true });
+    const path = join(common, 'entire-sessions', 's.lock');
+    // A waiter judged a dead process's lock stale; meanwhile another waiter removed it and
+    // took the lock, and the file system gave the new lock the same inode number.
+    const live = await acquireSessionLock(common, 's', { waitMs: 2000 });
+    const now = inspectLock(path)!;
+    const seenEarlier = { ...now, pid: deadPid(), token: 'dead', stale: true, mtimeMs: now.mtimeMs - 5_000 };
+    expect(tryTakeover(path, seenEarlier)).toBe(true); // "look again"
+    expect(inspectLock(path)).toMatchObject({ pid: process.pid, token: now.token, stale: false });
+    expect(existsSync(`${path}.takeover`)).toBe(false);
+    // the very lock it saw is still taken over
+    writeFileSync(path, JSON.stringify({ pid: deadPid(), created_ms: Date.now(), token: 'gone' }));
+    expect(tryTakeover(path, inspectLock(path)!)).toBe(true);
+    expect(existsSync(path)).toBe(false);
+    live.release();
   });
 
   it('takes over a lock older than the stale bound even if its pid is alive', () => {
