@@ -103,8 +103,29 @@ const PACKED_OBJECT_MAX = 64 * 1024;
  * rest as loose objects. A reader can see none of them before `flush`, and
  * every one of them after it, before any ref names them.
  */
+type SmallObject = { type: PackObjectType; content: Buffer };
+
+/**
+ * Small objects built but held back (`BatchWriter.hold`) until this process
+ * next writes objects: post-commit builds its carry-forward step before its
+ * checkpoint, and both commits' objects go out as one pack, two file
+ * creations fewer. Whatever is still held when a ref is to name it goes out
+ * with `flushHeld`.
+ */
+const heldHere = new Map<string, Map<string, SmallObject>>();
+function heldIn(repo: Repo): Map<string, SmallObject> {
+  let held = heldHere.get(repo.commonDir);
+  if (!held) heldHere.set(repo.commonDir, (held = new Map()));
+  return held;
+}
+
+/** Write the objects `hold` kept back, if any (before a ref may name them). */
+export function flushHeld(repo: Repo): void {
+  if (heldIn(repo).size > 0) new BatchWriter(repo).flush();
+}
+
 export class BatchWriter implements ObjectSink {
-  private readonly small = new Map<string, { type: PackObjectType; content: Buffer }>();
+  private readonly small = new Map<string, SmallObject>();
   private readonly loose: LooseWriter;
 
   constructor(private readonly repo: Repo) {
@@ -120,17 +141,33 @@ export class BatchWriter implements ObjectSink {
     return oid;
   }
 
-  flush(): void {
-    const items = [...this.small];
+  /** Keep this batch's small objects for the next flush in this process (see heldIn). */
+  hold(): void {
+    const held = heldIn(this.repo);
+    for (const [oid, o] of this.small) held.set(oid, o);
     this.small.clear();
-    if (items.length === 0) return;
+  }
+
+  /** Write this batch, and whatever is held, as one pack (or loose objects). */
+  flush(): void {
+    const held = heldIn(this.repo);
+    const written = writtenIn(this.repo);
+    const all = new Map([...held, ...this.small]);
+    this.small.clear();
+    const items = [...all].filter(([oid]) => !written.has(oid));
+    if (items.length > 0) this.writeOut(items);
+    // only once written: a failed write leaves the held objects for flushHeld to retry
+    held.clear();
+  }
+
+  private writeOut(items: [string, SmallObject][]): void {
+    const written = writtenIn(this.repo);
     // a single object is as cheap loose, and a pack of one adds to the pack count for nothing
     if (items.length >= 2 && packWritable(this.repo)) {
       try {
         const enc = encodePack(items.map(([oid, o]) => ({ oid, bytes: Buffer.concat([entryHeader(o.type, o.content.length), compressLoose(o.content)]) })));
         mark('objects: pack encoded');
         writePackFiles(this.repo, enc);
-        const written = writtenIn(this.repo);
         for (const [oid] of items) written.add(oid);
         return;
       } catch {
@@ -280,7 +317,7 @@ function identLine(kind: 'author' | 'committer', id: Ident, time: number): strin
 }
 
 /** Write the commit `spec` describes (same semantics as the fast-import stream); returns its oid. */
-export async function writeCommitLoose(repo: Repo, spec: CommitSpec): Promise<string> {
+export async function writeCommitLoose(repo: Repo, spec: CommitSpec, opts: { hold?: boolean } = {}): Promise<string> {
   const w = new BatchWriter(repo);
   let base: string | null = null;
   if (spec.baseTree) base = spec.baseTree;
@@ -301,6 +338,7 @@ export async function writeCommitLoose(repo: Repo, spec: CommitSpec): Promise<st
   text += '\n';
   const oid = w.write('commit', Buffer.concat([Buffer.from(text, 'utf8'), Buffer.from(spec.message, 'utf8')]));
   mark('objects: built and hashed');
-  w.flush();
+  if (opts.hold) w.hold();
+  else w.flush();
   return oid;
 }

@@ -13,7 +13,7 @@ import { shadowBranchName } from '../checkpoint/shadow.js';
 import { shadowStepMessage } from '../checkpoint/messages.js';
 import { chunkFileName, chunkJsonl, chunkGeminiJson, chunkIndexOf, joinJsonlChunks, joinGeminiChunks, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
 import { encodeContextFile, encodePromptFile } from '../checkpoint/prompts.js';
-import { casWrite } from './branch.js';
+import { casPrepare, casWrite, type BuildResult } from './branch.js';
 import { mark } from '../timing.js';
 import { readCommit, readDir, readBlob, entriesAt } from './tree.js';
 import { PreRedacted, type TranscriptInput } from './content.js';
@@ -82,6 +82,20 @@ async function overlayFiles(sessionId: string, m: StepMetadata): Promise<Map<str
  * would equal the tip's (no empty steps).
  */
 export async function writeShadowStep(repo: Repo, w: StepWrite): Promise<{ branch: string; commit: string | null; changed: boolean }> {
+  return (await prepareShadowStep(repo, w, { hold: false })).commit();
+}
+
+/**
+ * writeShadowStep built now and committed later: with `hold`, the step's
+ * small objects wait for the next commit write of this process (post-commit
+ * builds its carry-forward step, then writes the checkpoint: one pack for
+ * both). `commit()` writes whatever is still held and moves the branch.
+ */
+export async function prepareShadowStep(
+  repo: Repo,
+  w: StepWrite,
+  opts: { hold: boolean },
+): Promise<{ commit(): Promise<{ branch: string; commit: string | null; changed: boolean }> }> {
   const branch = shadowBranchName(w.baseCommit, w.worktreeId);
   const ref = `refs/heads/${branch}`;
   const overlay = w.metadata ? await overlayFiles(w.sessionId, w.metadata) : new Map<string, Buffer | string | { oid: string }>();
@@ -92,56 +106,66 @@ export async function writeShadowStep(repo: Repo, w: StepWrite): Promise<{ branc
       overlay.set(`${metadataDir(w.sessionId)}/tasks/${w.taskToolUseId}/${name}`, text);
     }
   }
-  const res = await casWrite(
-    repo,
-    ref,
-    async (tip) => {
-      const tipCommit = tip ? await readCommit(repo, tip) : null;
-      let baseTree: string | undefined;
-      let paths = w.paths;
-      if (!tipCommit) {
-        // a new branch: HEAD's tree plus everything git status lists
-        const head = await readCommit(repo, w.baseCommit);
-        baseTree = head?.tree ?? EMPTY_TREE[repo.objectFormat];
-        paths = [...new Set([...(w.statusPaths ?? []), ...w.paths])];
-      }
-      const fileChanges = await snapshotChanges(repo, { paths, trustedPaths: new Set(w.statusPaths ?? []) });
-      mark('shadow: snapshot');
-      const changes: TreeChange[] = [];
-      const dir = metadataDir(w.sessionId);
-      const existing = tip ? await listFiles(repo, tip, dir) : new Map<string, string>();
-      // replace the session's transcript files wholesale (chunk count may shrink)
-      for (const [path] of existing) {
-        const name = path.slice(dir.length + 1);
-        const managed = chunkIndexOf(name) !== null || ['prompt.txt', 'context.md', 'summary.txt'].includes(name);
-        if (managed && w.metadata && !overlay.has(path)) changes.push({ op: 'delete', path });
-      }
-      for (const [path, content] of overlay) {
-        const isRef = typeof content === 'object' && !Buffer.isBuffer(content);
-        const had = existing.get(path);
-        // hashed only to compare: a new branch (every carry-forward) has nothing to compare with
-        if (had !== undefined && had === (isRef ? content.oid : blobOid(content, repo.objectFormat))) continue;
-        changes.push(isRef ? { op: 'put-oid', path, oid: content.oid, mode: '100644' } : { op: 'put', path, content });
-      }
-      // an unchanged tree is no step
-      const current = tip ? await entriesAt(repo, tip, fileChanges.map((c) => c.path)) : new Map();
-      for (const c of fileChanges) {
-        const e = current.get(c.path) ?? null;
-        if (c.op === 'delete' ? e === null : c.op === 'put-oid' && e !== null && e.oid === c.oid && e.mode === c.mode) continue;
-        changes.push(c);
-      }
-      if (tipCommit && changes.length === 0) return null;
-      return {
-        message: shadowStepMessage({ subject: w.subject, sessionId: w.sessionId, taskToolUseId: w.taskToolUseId }),
-        baseTree,
-        changes,
-      };
+  const build = async (tip: string | null): Promise<BuildResult> => {
+    const tipCommit = tip ? await readCommit(repo, tip) : null;
+    let baseTree: string | undefined;
+    let paths = w.paths;
+    if (!tipCommit) {
+      // a new branch: HEAD's tree plus everything git status lists
+      const head = await readCommit(repo, w.baseCommit);
+      baseTree = head?.tree ?? EMPTY_TREE[repo.objectFormat];
+      paths = [...new Set([...(w.statusPaths ?? []), ...w.paths])];
+    }
+    const fileChanges = await snapshotChanges(repo, { paths, trustedPaths: new Set(w.statusPaths ?? []) });
+    mark('shadow: snapshot');
+    const changes: TreeChange[] = [];
+    const dir = metadataDir(w.sessionId);
+    const existing = tip ? await listFiles(repo, tip, dir) : new Map<string, string>();
+    // replace the session's transcript files wholesale (chunk count may shrink)
+    for (const [path] of existing) {
+      const name = path.slice(dir.length + 1);
+      const managed = chunkIndexOf(name) !== null || ['prompt.txt', 'context.md', 'summary.txt'].includes(name);
+      if (managed && w.metadata && !overlay.has(path)) changes.push({ op: 'delete', path });
+    }
+    for (const [path, content] of overlay) {
+      const isRef = typeof content === 'object' && !Buffer.isBuffer(content);
+      const had = existing.get(path);
+      // hashed only to compare: a new branch (every carry-forward) has nothing to compare with
+      if (had !== undefined && had === (isRef ? content.oid : blobOid(content, repo.objectFormat))) continue;
+      changes.push(isRef ? { op: 'put-oid', path, oid: content.oid, mode: '100644' } : { op: 'put', path, content });
+    }
+    // an unchanged tree is no step
+    const current = tip ? await entriesAt(repo, tip, fileChanges.map((c) => c.path)) : new Map();
+    for (const c of fileChanges) {
+      const e = current.get(c.path) ?? null;
+      if (c.op === 'delete' ? e === null : c.op === 'put-oid' && e !== null && e.oid === c.oid && e.mode === c.mode) continue;
+      changes.push(c);
+    }
+    if (tipCommit && changes.length === 0) return null;
+    return {
+      message: shadowStepMessage({ subject: w.subject, sessionId: w.sessionId, taskToolUseId: w.taskToolUseId }),
+      baseTree,
+      changes,
+    };
+  };
+  // A shadow branch lives for one base commit and git deletes a reflog with its ref:
+  // starting one would cost a file creation per base commit for a log of a linear chain
+  const casOpts = { fastCompression: true, startReflog: false };
+  if (!opts.hold) {
+    return {
+      commit: async () => {
+        const res = await casWrite(repo, ref, build, casOpts);
+        return { branch, commit: res.oid, changed: res.changed };
+      },
+    };
+  }
+  const prepared = await casPrepare(repo, ref, build, casOpts);
+  return {
+    commit: async () => {
+      const res = await prepared.commit();
+      return { branch, commit: res.oid, changed: res.changed };
     },
-    // A shadow branch lives for one base commit and git deletes a reflog with its ref:
-    // starting one would cost a file creation per base commit for a log of a linear chain
-    { fastCompression: true, startReflog: false },
-  );
-  return { branch, commit: res.oid, changed: res.changed };
+  };
 }
 
 /** Files (recursively) under `dir` in `commit`: path → blob oid. */

@@ -6,12 +6,13 @@
  */
 import type { HookContext } from './context.js';
 import type { SessionState } from '../session/state.js';
+import type { AgentAdapter } from '../agents/types.js';
 import { loadState, updateState, writePendingSideFile } from '../session/store.js';
 import { transition, applyBookkeeping } from '../session/phase.js';
 import { gitArgv } from '../git/argv.js';
 import { changedBetween, differingFromCommit } from './head-diff.js';
 import { readCommit } from '../store/tree.js';
-import { writeShadowStep } from '../store/shadow.js';
+import { prepareShadowStep } from '../store/shadow.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
 import { CARRY_FORWARD_SUBJECT } from '../checkpoint/messages.js';
 import { checkpointIdsInFinalBlock } from '../checkpoint/trailers.js';
@@ -142,6 +143,14 @@ async function condenseOne(
         const pos = positionOf(adapter, state.transcript_path, { root: ctx.repo.root, sessionId: sid });
         const r = transition(state.phase, 'GitCommit', { qualifies: true });
         applyBookkeeping(state, r, ctx.now());
+        // what stays uncommitted: status of the files the listing did not ask about (the state changed since)
+        const unknown = scope ? (state.files_touched ?? []).filter((p) => !scope.has(p)) : [];
+        if (unknown.length > 0) for (const p of await differingFromCommit(ctx.repo, head, unknown)) differing.add(p);
+        const remaining = (state.files_touched ?? []).filter((p) => differing.has(p)).sort();
+        // The carry-forward step is built first and moved onto its branch after the checkpoint:
+        // its objects go out in the checkpoint's pack (one pack, not two: file creations are
+        // the slow part of this hook). It depends on HEAD, the files and the transcript only.
+        const carry = remaining.length > 0 ? await prepareCarryForward(ctx, sid, adapter, state, remaining) : null;
         try {
           fault('post-commit-before-condense');
           // a pending retry above may still need the old branch: then keep it
@@ -162,10 +171,6 @@ async function condenseOne(
         if (pos.lastIdentifier) state.transcript_identifier_at_start = pos.lastIdentifier;
         delete state.token_usage;
         delete state.prompt_attributions;
-        // files the status was not asked about (the state changed since the listing): ask now
-        const unknown = scope ? (state.files_touched ?? []).filter((p) => !scope.has(p)) : [];
-        if (unknown.length > 0) for (const p of await differingFromCommit(ctx.repo, head, unknown)) differing.add(p);
-        const remaining = (state.files_touched ?? []).filter((p) => differing.has(p)).sort();
         if (remaining.length > 0) state.files_touched = remaining;
         else delete state.files_touched;
         state.base_commit = head;
@@ -176,24 +181,11 @@ async function condenseOne(
           if (!ids.includes(id)) state.turn_checkpoint_ids = [...ids, id];
         }
         state.checkpoint_count = 0;
-        if (remaining.length > 0) {
+        if (carry) {
           fault('post-commit-before-carry-forward');
           mark('post-commit: carry-forward');
           try {
-            const transcript = state.transcript_path && readableTranscript(state.transcript_path)
-              ? await redactedTranscript(ctx.repo.root, sid, adapter, state.transcript_path)
-              : null;
-            const res = await writeShadowStep(ctx.repo, {
-              baseCommit: head,
-              worktreeId: ctx.repo.worktreeId,
-              sessionId: sid,
-              paths: remaining,
-              statusPaths: remaining, // F(s) comes from git status: never ignored files
-              metadata: transcript
-                ? { transcript, format: adapter.transcriptFormat, prompts: await promptsOf(adapter, state.transcript_path, { root: ctx.repo.root, sessionId: sid }), promptsRedacted: true }
-                : null,
-              subject: CARRY_FORWARD_SUBJECT,
-            });
+            const res = await carry.commit();
             state.checkpoint_count = res.commit ? 1 : 0;
             mark('post-commit: carried forward');
           } catch (e) {
@@ -229,3 +221,40 @@ async function condenseOne(
   }
 }
 
+
+/**
+ * SPEC §6.5 step 4, built ahead: the step carrying the session's uncommitted
+ * files onto the new HEAD's shadow branch, its objects held for the
+ * checkpoint's pack. A failure here loses no work (the files stay in the
+ * work tree and the next step takes them): it is logged, and there is no step.
+ */
+async function prepareCarryForward(
+  ctx: HookContext,
+  sid: string,
+  adapter: AgentAdapter,
+  state: SessionState,
+  remaining: string[],
+): Promise<{ commit(): Promise<{ commit: string | null }> } | null> {
+  try {
+    const path = state.transcript_path;
+    const transcript = path && readableTranscript(path) ? await redactedTranscript(ctx.repo.root, sid, adapter, path) : null;
+    return await prepareShadowStep(
+      ctx.repo,
+      {
+        baseCommit: ctx.head!,
+        worktreeId: ctx.repo.worktreeId,
+        sessionId: sid,
+        paths: remaining,
+        statusPaths: remaining, // F(s) comes from git status: never ignored files
+        metadata: transcript
+          ? { transcript, format: adapter.transcriptFormat, prompts: await promptsOf(adapter, path!, { root: ctx.repo.root, sessionId: sid }), promptsRedacted: true }
+          : null,
+        subject: CARRY_FORWARD_SUBJECT,
+      },
+      { hold: true },
+    );
+  } catch (e) {
+    ctx.log.warn('carry-forward failed', { session_id: sid, error: e });
+    return null;
+  }
+}

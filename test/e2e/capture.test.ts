@@ -1,5 +1,5 @@
 import { describe, it, expect, afterAll } from 'vitest';
-import { writeFileSync, renameSync, rmSync } from 'node:fs';
+import { writeFileSync, renameSync, rmSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupAll } from '../helpers/repo.js';
 import { checkpointIdsInFinalBlock } from '../../src/checkpoint/trailers.js';
@@ -174,6 +174,14 @@ describe('partial commits and carry-forward (SPEC §11.14, §11.29, §11.30)', (
     const head7 = r.git(['rev-parse', '--short=7', 'HEAD']).trim();
     expect(shadowBranches(r)).toEqual([`entire/${head7}-e3b0c4`]);
     expect(r.git(['show', `entire/${head7}-e3b0c4:b.go`])).toBe('b\n');
+    // the carry-forward step went out in the checkpoint's pack (one pack written, not two)
+    const packOf = (oid: string) =>
+      readdirSync(join(r.dir, '.git', 'objects', 'pack'))
+        .filter((n) => n.endsWith('.idx'))
+        .find((n) => r.git(['show-index'], { input: readFileSync(join(r.dir, '.git', 'objects', 'pack', n)) }).includes(` ${oid}`));
+    const checkpointPack = packOf(r.git(['rev-parse', 'entire/checkpoints/v1']).trim());
+    expect(checkpointPack).toBeDefined();
+    expect(packOf(r.git(['rev-parse', `entire/${head7}-e3b0c4`]).trim())).toBe(checkpointPack);
     r.git(['add', 'b.go']);
     expect(commit(r, ['-m', 'b'], { tty: true }).status).toBe(0);
     const [id2] = trailerIds(headMessage(r));
