@@ -29,7 +29,7 @@ import {
   sessionsDir,
   stampOf,
   stateFileSessionId,
-  writeFileAtomic,
+  replaceCacheFile,
   FILE_MODE,
   type FileStamp,
 } from './paths.js';
@@ -167,8 +167,8 @@ function loadIndex(commonDir: string): IndexData | null {
 function writeIndex(commonDir: string, index: IndexData): void {
   try {
     ensureDir(indexDir(commonDir));
-    // A cache: no fsync (a torn file after a crash is just rebuilt).
-    writeFileAtomic(indexFilePath(commonDir), JSON.stringify(index), { fsync: false });
+    // A cache: no fsync (a torn file after a crash is just rebuilt), and no file creation.
+    replaceCacheFile(indexFilePath(commonDir), JSON.stringify(index));
   } catch {
     /* the index is an optimisation; readers rebuild or re-read */
   }
