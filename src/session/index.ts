@@ -29,11 +29,11 @@ import {
   sessionsDir,
   stampOf,
   stateFileSessionId,
-  replaceCacheFile,
   FILE_MODE,
   type FileStamp,
 } from './paths.js';
 import { hasPendingWork, isLiveState, type Phase, type SessionState } from './state.js';
+import { replaceViaSpare } from '../fs-spare.js';
 import { join } from 'node:path';
 
 /** A directory stamp younger than this at listing time is not trusted. */
@@ -168,7 +168,7 @@ function writeIndex(commonDir: string, index: IndexData): void {
   try {
     ensureDir(indexDir(commonDir));
     // A cache: no fsync (a torn file after a crash is just rebuilt), and no file creation.
-    replaceCacheFile(indexFilePath(commonDir), JSON.stringify(index));
+    replaceViaSpare(indexFilePath(commonDir), JSON.stringify(index));
   } catch {
     /* the index is an optimisation; readers rebuild or re-read */
   }

@@ -13,9 +13,9 @@
  *   .last-prune                   pruning stamp (SPEC §4.3)
  *   .index/index.v1               state index (SPEC §4.1, P6); a subdirectory so its
  *                                 writes do not change the sessions dir's mtime
- *   .index/index.v1.spare         its previous inode, rewritten by the next write (replaceCacheFile)
+ *   .index/index.v1.spare         its previous inode, rewritten by the next write (src/fs-spare.ts)
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { EntireError } from '../errors.js';
 import { decodeState, validateSessionId, type DecodedState } from './state.js';
@@ -125,78 +125,6 @@ export function writeFileAtomic(path: string, data: string | Buffer, options: { 
     throw e;
   }
   return st;
-}
-
-/**
- * Replace a cache file (the state index) without creating a file in the
- * common case: a creation costs 0.1-0.6 ms on some file systems (ext4 on the
- * bench VM), rewriting a file that exists tens of microseconds. The content
- * goes into `<path>.spare`, the inode `path` had one write ago, which is then
- * renamed over `path`; `path`'s inode, kept by a hard link, becomes the next
- * spare. Readers see one whole version or the other. Two writers racing for
- * the spare can leave an older version, or one that does not parse: a cache
- * tolerates both (stamps are checked, a bad index is rebuilt). Without a
- * spare (the first write, no hard links), a fresh temporary file as
- * writeFileAtomic does. Throws on failure; callers treat the cache as optional.
- */
-export function replaceCacheFile(path: string, data: string): void {
-  const buf = Buffer.from(data, 'utf8');
-  const spare = `${path}.spare`;
-  let src = spare;
-  let fd: number | null = null;
-  try {
-    fd = openSync(spare, 'r+');
-    // still linked elsewhere (as `path`, mid-race): not ours to overwrite
-    if (fstatSync(fd).nlink !== 1) {
-      closeSync(fd);
-      fd = null;
-    }
-  } catch {
-    fd = null;
-  }
-  if (fd !== null) {
-    try {
-      let off = 0;
-      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off, off);
-      ftruncateSync(fd, buf.length);
-    } finally {
-      closeSync(fd);
-    }
-  } else {
-    src = `${path}.${process.pid}.${randomHex(4)}.tmp`;
-    writeFileSync(src, buf, { mode: FILE_MODE, flag: 'wx' });
-  }
-  // keep the inode being replaced, to be the next spare
-  const prev = `${path}.prev`;
-  let kept = false;
-  try {
-    linkSync(path, prev);
-    kept = true;
-  } catch (e) {
-    if (errnoCode(e) === 'EEXIST') {
-      tryUnlink(prev); // left by a writer that died between its link and its renames
-      try {
-        linkSync(path, prev);
-        kept = true;
-      } catch {
-        /* no spare this time */
-      }
-    }
-  }
-  try {
-    renameSync(src, path);
-  } catch (e) {
-    if (src !== spare) tryUnlink(src);
-    if (kept) tryUnlink(prev);
-    throw e;
-  }
-  if (kept) {
-    try {
-      renameSync(prev, spare);
-    } catch {
-      tryUnlink(prev);
-    }
-  }
 }
 
 /** unlink, ignoring a missing file; returns whether a file was removed. */

@@ -3,8 +3,10 @@
  * handed to post-commit in `<git-dir>/entire-commit-intent.json`.
  */
 import { join } from 'node:path';
-import { readScratch, removeScratch, writeScratch } from './scratch.js';
+import { readScratch } from './scratch.js';
 import { isCheckpointId } from '../checkpoint/id.js';
+import { encodeJson } from '../checkpoint/json.js';
+import { replaceViaSpare, retireToSpare } from '../fs-spare.js';
 
 export interface CommitIntent {
   id: string | null;
@@ -21,8 +23,14 @@ export function intentPath(gitDir: string): string {
   return join(gitDir, 'entire-commit-intent.json');
 }
 
+/**
+ * Written on every commit and removed by its post-commit: the removal keeps
+ * the file as a spare that the next write fills (src/fs-spare.ts), so a
+ * commit creates no file for it. Git runs one commit at a time per
+ * worktree, so one writer at a time.
+ */
 export function writeIntent(gitDir: string, intent: CommitIntent): void {
-  writeScratch(intentPath(gitDir), intent);
+  replaceViaSpare(intentPath(gitDir), encodeJson(intent));
 }
 
 export function readIntent(gitDir: string): CommitIntent | null {
@@ -44,5 +52,5 @@ export function readIntent(gitDir: string): CommitIntent | null {
 }
 
 export function removeIntent(gitDir: string): void {
-  removeScratch(intentPath(gitDir));
+  retireToSpare(intentPath(gitDir));
 }
