@@ -225,6 +225,25 @@ function commitHooksBench(live, label) {
   }
 }
 
+/**
+ * BENCH_SNAP=<dir>: keep what one hook run starts from (the repository and the agent's
+ * transcript, as they are right before it), so scripts/bench-ab.mjs can replay that very
+ * run with two builds, alternating. One snapshot per hook of the plain live repository.
+ */
+function snapshot(live, label, hook, hookEnv) {
+  const out = process.env.BENCH_SNAP;
+  if (!out || label !== '') return;
+  const to = join(out, hook);
+  rmSync(to, { recursive: true, force: true });
+  mkdirSync(to, { recursive: true });
+  sh('cp', ['-a', live.dir, join(to, 'repo')]);
+  sh('cp', ['-a', dirname(live.transcript), join(to, 'transcripts')]);
+  const { ENTIRE_GIT_PID: _stale, ...runEnv } = { ...env, ...hookEnv, ...(hook === 'post-commit' ? {} : { GIT_EDITOR: ':' }) };
+  const args = hook === 'post-commit' ? [] : [join(live.dir, '.git', 'BENCH_MSG'), 'message'];
+  const snap = { hook, repo: live.dir, transcripts: dirname(live.transcript), args, env: runEnv };
+  writeFileSync(join(to, 'snapshot.json'), JSON.stringify(snap, null, 2) + '\n');
+}
+
 function timeCommitHooks(live, label, hookEnv) {
   const { dir } = live;
   const pcm = [];
@@ -239,11 +258,13 @@ function timeCommitHooks(live, label, hookEnv) {
     writeFileSync(msgFile, `commit ${i}\n`);
     // a baseline sample next to each hook run: the VM's speed drifts during a run
     const n1 = nodeOnce();
+    if (i === WARMUP + 2) snapshot(live, label, 'prepare-commit-msg', hookEnv);
     const t1 = timed(process.execPath, [cli, 'hooks', 'git', 'prepare-commit-msg', msgFile, 'message'], { cwd: dir, env: { ...hookEnv, GIT_EDITOR: ':' }, phases: `prepare-commit-msg${label}` });
     if (!/Entire-Checkpoint: [0-9a-f]{12}/.test(readFileSync(msgFile, 'utf8'))) throw new Error('prepare-commit-msg added no trailer');
     git(dir, '-c', `core.hooksPath=${join(base, 'no-hooks-dir')}`, 'commit', '-q', '-F', msgFile);
     const before = git(dir, 'rev-parse', 'entire/checkpoints/v1').trim();
     const n2 = nodeOnce();
+    if (i === WARMUP + 2) snapshot(live, label, 'post-commit', hookEnv);
     const t2 = timed(process.execPath, [cli, 'hooks', 'git', 'post-commit'], { cwd: dir, env: hookEnv, phases: `post-commit${label}` });
     if (git(dir, 'rev-parse', 'entire/checkpoints/v1').trim() === before) throw new Error('post-commit wrote no checkpoint');
     if (i >= WARMUP) {

@@ -44,7 +44,7 @@ const common = {
 // and deserialize); the commands keep their names for readable stack traces.
 const outputs = [
   { entry: 'src/cli/main.ts', out: 'dist/entire.cjs', extra: {} },
-  { entry: 'src/cli/hooks-main.ts', out: 'dist/hooks.cjs', extra: { minifyIdentifiers: true } },
+  { entry: 'src/cli/hooks-main.ts', out: 'dist/hooks.cjs', extra: { minifyIdentifiers: process.env.BUILD_NAMES !== '1' } },
 ];
 for (const o of outputs) {
   await build({ ...common, ...o.extra, entryPoints: [join(root, o.entry)], outfile: join(root, o.out) });
