@@ -97,12 +97,6 @@ export class LooseWriter implements ObjectSink {
 /** Objects bigger than this are written loose even in a batch: packs stay small enough to merge. */
 const PACKED_OBJECT_MAX = 64 * 1024;
 
-/**
- * The objects of one commit write, held until `flush`: the small ones go out
- * as one pack when the repository allows it (src/git/pack-policy.ts), the
- * rest as loose objects. A reader can see none of them before `flush`, and
- * every one of them after it, before any ref names them.
- */
 type SmallObject = { type: PackObjectType; content: Buffer };
 
 /**
@@ -124,6 +118,12 @@ export function flushHeld(repo: Repo): void {
   if (heldIn(repo).size > 0) new BatchWriter(repo).flush();
 }
 
+/**
+ * The objects of one commit write, held until `flush`: the small ones go out
+ * as one pack when the repository allows it (src/git/pack-policy.ts), the
+ * rest as loose objects. A reader can see none of them before `flush`, and
+ * every one of them after it, before any ref names them.
+ */
 export class BatchWriter implements ObjectSink {
   private readonly small = new Map<string, SmallObject>();
   private readonly loose: LooseWriter;

@@ -6,7 +6,7 @@
 import { EntireError } from '../errors.js';
 import { committerIdent, type Repo } from '../git/repo.js';
 import { writeCommit, type CommitSpec } from '../git/fastimport.js';
-import { readRef, updateRefs, deleteRefQuietly, jitter, CAS_RETRIES } from '../git/refs.js';
+import { readRef, updateRefs, deleteRefQuietly, jitter, CAS_RETRIES, type CasOutcome } from '../git/refs.js';
 import { METADATA_REF, METADATA_REMOTE_REF } from '../checkpoint/shadow.js';
 import { INIT_MESSAGE } from '../checkpoint/messages.js';
 import { readCommit } from './tree.js';
@@ -39,19 +39,16 @@ export interface CasWriteResult {
  * Run `build(tip)` and CAS the result onto `ref`, retrying on races with the
  * builder re-run on the new tip. `build` must be a pure function of the tip.
  */
-export async function casWrite(
-  repo: Repo,
-  ref: string,
-  build: (tip: string | null) => Promise<BuildResult>,
-  opts: {
-    parentOverride?: (tip: string | null) => string | null;
-    fastCompression?: boolean;
-    /** Another ref to delete in the same transaction (if it exists): saves a spawn, and both happen or neither. */
-    alsoDelete?: string;
-    /** false: start no reflog for `ref` (one that exists still grows). */
-    startReflog?: boolean;
-  } = {},
-): Promise<CasWriteResult> {
+export interface CasOptions {
+  parentOverride?: (tip: string | null) => string | null;
+  fastCompression?: boolean;
+  /** Another ref to delete in the same transaction (if it exists): saves a spawn, and both happen or neither. */
+  alsoDelete?: string;
+  /** false: start no reflog for `ref` (one that exists still grows). */
+  startReflog?: boolean;
+}
+
+export async function casWrite(repo: Repo, ref: string, build: (tip: string | null) => Promise<BuildResult>, opts: CasOptions = {}): Promise<CasWriteResult> {
   const ident = await committerIdent(repo);
   let lastError: unknown;
   for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
@@ -65,18 +62,7 @@ export async function casWrite(
       ? { oid: await writeCommitLoose(repo, full), tempRef: null }
       : await writeCommit(repo.root, full, { fastCompression: opts.fastCompression });
     mark('cas: objects written');
-    fault('cas-before-update-ref');
-    const extra = opts.alsoDelete ? await readRef(repo, opts.alsoDelete) : null;
-    const outcome = await updateRefs(repo, [
-      { ref, newOid: written.oid, oldOid: tip, ...(opts.startReflog === false ? { startReflog: false } : {}) },
-      ...(written.tempRef ? [{ ref: written.tempRef, newOid: null }] : []),
-      ...(extra && opts.alsoDelete ? [{ ref: opts.alsoDelete, newOid: null, oldOid: extra }] : []),
-    ]);
-    mark('cas: ref updated');
-    if (outcome === 'ok') {
-      fault('cas-after-update-ref');
-      return { oid: written.oid, changed: true };
-    }
+    if ((await moveRef(repo, ref, written.oid, tip, opts, written.tempRef)) === 'ok') return { oid: written.oid, changed: true };
     if (written.tempRef) await deleteRefQuietly(repo, written.tempRef);
     lastError = new EntireError('REF_RACE', `${ref} moved while writing`);
     await jitter();
@@ -84,7 +70,19 @@ export async function casWrite(
   throw new EntireError('REF_RACE', `gave up updating ${ref} after ${CAS_RETRIES} attempts`, { cause: lastError });
 }
 
-type CasOptions = Parameters<typeof casWrite>[3];
+/** The compare-and-swap itself: `ref` from `tip` to `oid`, with what rides along in the transaction. */
+async function moveRef(repo: Repo, ref: string, oid: string, tip: string | null, opts: CasOptions, tempRef: string | null): Promise<CasOutcome> {
+  fault('cas-before-update-ref');
+  const extra = opts.alsoDelete ? await readRef(repo, opts.alsoDelete) : null;
+  const outcome = await updateRefs(repo, [
+    { ref, newOid: oid, oldOid: tip, ...(opts.startReflog === false ? { startReflog: false } : {}) },
+    ...(tempRef ? [{ ref: tempRef, newOid: null }] : []),
+    ...(extra && opts.alsoDelete ? [{ ref: opts.alsoDelete, newOid: null, oldOid: extra }] : []),
+  ]);
+  mark('cas: ref updated');
+  if (outcome === 'ok') fault('cas-after-update-ref');
+  return outcome;
+}
 
 /** A commit built on a ref's tip whose objects are held back (see `casPrepare`). */
 export interface PreparedCas {
@@ -110,17 +108,7 @@ export async function casPrepare(repo: Repo, ref: string, build: (tip: string | 
   return {
     commit: async () => {
       flushHeld(repo);
-      fault('cas-before-update-ref');
-      const extra = opts.alsoDelete ? await readRef(repo, opts.alsoDelete) : null;
-      const outcome = await updateRefs(repo, [
-        { ref, newOid: oid, oldOid: tip, ...(opts.startReflog === false ? { startReflog: false } : {}) },
-        ...(extra && opts.alsoDelete ? [{ ref: opts.alsoDelete, newOid: null, oldOid: extra }] : []),
-      ]);
-      mark('cas: ref updated');
-      if (outcome === 'ok') {
-        fault('cas-after-update-ref');
-        return { oid, changed: true };
-      }
+      if ((await moveRef(repo, ref, oid, tip, opts, null)) === 'ok') return { oid, changed: true };
       // the ref moved since the tip was read: the usual loop, on the new tip
       return casWrite(repo, ref, build, opts);
     },

@@ -81,21 +81,41 @@ async function overlayFiles(sessionId: string, m: StepMetadata): Promise<Map<str
  * Write one step. Returns the new tip, or `changed: false` when the tree
  * would equal the tip's (no empty steps).
  */
-export async function writeShadowStep(repo: Repo, w: StepWrite): Promise<{ branch: string; commit: string | null; changed: boolean }> {
-  return (await prepareShadowStep(repo, w, { hold: false })).commit();
+export async function writeShadowStep(repo: Repo, w: StepWrite): Promise<StepWritten> {
+  const s = await stepBuilder(repo, w);
+  const res = await casWrite(repo, s.ref, s.build, STEP_CAS);
+  return { branch: s.branch, commit: res.oid, changed: res.changed };
 }
 
 /**
- * writeShadowStep built now and committed later: with `hold`, the step's
- * small objects wait for the next commit write of this process (post-commit
- * builds its carry-forward step, then writes the checkpoint: one pack for
- * both). `commit()` writes whatever is still held and moves the branch.
+ * writeShadowStep built now and committed later: the step's small objects wait
+ * for the next commit write of this process (post-commit builds its
+ * carry-forward step, then writes the checkpoint: one pack for both).
+ * `commit()` writes whatever is still held and moves the branch.
  */
-export async function prepareShadowStep(
-  repo: Repo,
-  w: StepWrite,
-  opts: { hold: boolean },
-): Promise<{ commit(): Promise<{ branch: string; commit: string | null; changed: boolean }> }> {
+export async function prepareShadowStep(repo: Repo, w: StepWrite): Promise<{ commit(): Promise<StepWritten> }> {
+  const s = await stepBuilder(repo, w);
+  const prepared = await casPrepare(repo, s.ref, s.build, STEP_CAS);
+  return {
+    commit: async () => {
+      const res = await prepared.commit();
+      return { branch: s.branch, commit: res.oid, changed: res.changed };
+    },
+  };
+}
+
+interface StepWritten {
+  branch: string;
+  commit: string | null;
+  changed: boolean;
+}
+
+// A shadow branch lives for one base commit and git deletes a reflog with its ref:
+// starting one would cost a file creation per base commit for a log of a linear chain
+const STEP_CAS = { fastCompression: true, startReflog: false };
+
+/** A step's branch and its builder (a pure function of the branch tip, for the CAS loop). */
+async function stepBuilder(repo: Repo, w: StepWrite): Promise<{ branch: string; ref: string; build: (tip: string | null) => Promise<BuildResult> }> {
   const branch = shadowBranchName(w.baseCommit, w.worktreeId);
   const ref = `refs/heads/${branch}`;
   const overlay = w.metadata ? await overlayFiles(w.sessionId, w.metadata) : new Map<string, Buffer | string | { oid: string }>();
@@ -148,24 +168,7 @@ export async function prepareShadowStep(
       changes,
     };
   };
-  // A shadow branch lives for one base commit and git deletes a reflog with its ref:
-  // starting one would cost a file creation per base commit for a log of a linear chain
-  const casOpts = { fastCompression: true, startReflog: false };
-  if (!opts.hold) {
-    return {
-      commit: async () => {
-        const res = await casWrite(repo, ref, build, casOpts);
-        return { branch, commit: res.oid, changed: res.changed };
-      },
-    };
-  }
-  const prepared = await casPrepare(repo, ref, build, casOpts);
-  return {
-    commit: async () => {
-      const res = await prepared.commit();
-      return { branch, commit: res.oid, changed: res.changed };
-    },
-  };
+  return { branch, ref, build };
 }
 
 /** Files (recursively) under `dir` in `commit`: path → blob oid. */

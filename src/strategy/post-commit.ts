@@ -238,21 +238,17 @@ async function prepareCarryForward(
   try {
     const path = state.transcript_path;
     const transcript = path && readableTranscript(path) ? await redactedTranscript(ctx.repo.root, sid, adapter, path) : null;
-    return await prepareShadowStep(
-      ctx.repo,
-      {
-        baseCommit: ctx.head!,
-        worktreeId: ctx.repo.worktreeId,
-        sessionId: sid,
-        paths: remaining,
-        statusPaths: remaining, // F(s) comes from git status: never ignored files
-        metadata: transcript
-          ? { transcript, format: adapter.transcriptFormat, prompts: await promptsOf(adapter, path!, { root: ctx.repo.root, sessionId: sid }), promptsRedacted: true }
-          : null,
-        subject: CARRY_FORWARD_SUBJECT,
-      },
-      { hold: true },
-    );
+    return await prepareShadowStep(ctx.repo, {
+      baseCommit: ctx.head!,
+      worktreeId: ctx.repo.worktreeId,
+      sessionId: sid,
+      paths: remaining,
+      statusPaths: remaining, // F(s) comes from git status: never ignored files
+      metadata: transcript
+        ? { transcript, format: adapter.transcriptFormat, prompts: await promptsOf(adapter, path!, { root: ctx.repo.root, sessionId: sid }), promptsRedacted: true }
+        : null,
+      subject: CARRY_FORWARD_SUBJECT,
+    });
   } catch (e) {
     ctx.log.warn('carry-forward failed', { session_id: sid, error: e });
     return null;
