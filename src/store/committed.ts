@@ -9,7 +9,7 @@ import type { Repo } from '../git/repo.js';
 import { blobOid } from '../git/objects.js';
 import type { TreeChange } from '../git/fastimport.js';
 import { assertCheckpointId, isCheckpointId, shardPath } from '../checkpoint/id.js';
-import { METADATA_REF } from '../checkpoint/shadow.js';
+import { METADATA_REF, METADATA_REMOTE_REF } from '../checkpoint/shadow.js';
 import { condenseMessage, finalizeMessage, STRATEGY } from '../checkpoint/messages.js';
 import {
   decodeRootMetadata,
@@ -409,6 +409,17 @@ export async function listCheckpoints(repo: Repo): Promise<CheckpointListItem[]>
 /** Does checkpoint `id` exist on the branch (local or remote-tracking)? One tree lookup. */
 export async function checkpointExists(repo: Repo, id: string): Promise<boolean> {
   if (!isCheckpointId(id)) return false;
+  // prepare-commit-msg asks this of every ID it mints: walk the trees to the shard's entry
+  // in-process (its mode says enough), without reading the tip commit twice or the shard
+  // itself. Taken on either branch, local or remote-tracking, the ID is minted again.
+  let decided = true;
+  for (const ref of [METADATA_REF, METADATA_REMOTE_REF]) {
+    const e = repo.objects.treeEntry(ref, shardPath(id));
+    if (e === undefined) decided = false;
+    else if (e !== null && e.mode === 0o040000) return true;
+  }
+  if (decided) return false;
+  // a ref or an object the in-process reader cannot decide: through git
   const tip = await metadataTipForRead(repo);
   if (!tip) return false;
   const o = await repo.objects.read(`${tip}:${shardPath(id)}`);

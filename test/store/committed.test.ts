@@ -11,6 +11,7 @@ import {
   readCheckpoint,
   readSessionContent,
   listCheckpoints,
+  checkpointExists,
   type SessionWrite,
 } from '../../src/store/committed.js';
 import { ensureMetadataBranch } from '../../src/store/branch.js';
@@ -332,3 +333,27 @@ describe('reading', () => {
     expect(gem.prompts[0]).toContain('color');
   });
 });
+
+describe('checkpointExists (prepare-commit-msg mints again on a taken ID)', () => {
+  it('answers from the local and the remote-tracking branch, in-process and through git alike', async () => {
+    const { r, repo } = await setup();
+    await inEnv(r, () => writeCommittedSession(repo, session('s1')));
+    const other = 'a1b2c3d4e5f7'; // same shard directory, another checkpoint
+    const elsewhere = '0f0e0d0c0b0a'; // a shard directory that does not exist
+    const answers = async () => [await checkpointExists(repo, ID), await checkpointExists(repo, other), await checkpointExists(repo, elsewhere)];
+    expect(await inEnv(r, answers)).toEqual([true, false, false]);
+    // only on the remote-tracking branch (fetched, not yet merged): taken too
+    r.git(['update-ref', 'refs/remotes/origin/entire/checkpoints/v1', 'entire/checkpoints/v1']);
+    r.git(['update-ref', '-d', 'refs/heads/entire/checkpoints/v1']);
+    const viaGit = await withEnv({ ...r.env, ENTIRE_LOCAL_ODB: '0' }, async () => {
+      const fresh = await openRepo(r.dir);
+      opened.push(fresh);
+      return [await checkpointExists(fresh, ID), await checkpointExists(fresh, other)];
+    });
+    const fresh = await inEnv(r, () => openRepo(r.dir));
+    opened.push(fresh);
+    expect(await inEnv(r, async () => [await checkpointExists(fresh, ID), await checkpointExists(fresh, other)])).toEqual([true, false]);
+    expect(viaGit).toEqual([true, false]);
+  });
+});
+
