@@ -65,7 +65,11 @@ function timed(cmd, args, opts = {}) {
     const m = phases.get(opts.phases) ?? new Map();
     phases.set(opts.phases, m);
     let prev = 0;
-    for (const [, at, label] of r.stderr.matchAll(/\[entire-timing\] ([\d.]+) (.*)/g)) {
+    const seen = new Map(); // a mark passed twice in one run (two commit writes) is two phases
+    for (const [, at, mark] of r.stderr.matchAll(/\[entire-timing\] ([\d.]+) (.*)/g)) {
+      const n = (seen.get(mark) ?? 0) + 1;
+      seen.set(mark, n);
+      const label = n > 1 ? `${mark} (${n})` : mark;
       m.set(label, [...(m.get(label) ?? []), Number(at) - prev]);
       prev = Number(at);
     }
