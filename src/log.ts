@@ -6,7 +6,8 @@
  * the file for rotation at most once per process. Callers MUST NOT log
  * prompt text, transcript content, file contents or secrets.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { confinedDir, openAppendIn } from './trust/confined.js';
 import { join } from 'node:path';
 import { encodeJsonLine } from './checkpoint/json.js';
 import { describeError } from './errors.js';
@@ -74,20 +75,28 @@ interface FileState {
 }
 const files = new Map<string, FileState>();
 
-/** The log opened for appending (0600), its directory made only when missing. */
-function openLog(path: string, dir: string): number {
+const APPEND_NOFOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+
+/**
+ * The log opened for appending (0600), never through a symlink (a cloned
+ * repository may plant `.entire/logs/entire.log → ~/.bashrc`). With the
+ * worktree `root` known, `.entire` and `.entire/logs` must be real
+ * directories (SPEC-2 §A.4); else nothing is logged.
+ */
+function openLog(path: string, dir: string, root: string | undefined): number {
+  if (root !== undefined) return openAppendIn(confinedDir(root, '.entire/logs', { mode: 0o750 }), LOG_FILE_NAME);
   try {
-    return openSync(path, 'a', 0o600);
+    return openSync(path, APPEND_NOFOLLOW, 0o600);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     mkdirSync(dir, { recursive: true, mode: 0o750 });
-    return openSync(path, 'a', 0o600);
+    return openSync(path, APPEND_NOFOLLOW, 0o600);
   }
 }
 
 // One open and one fstat per process, kept for its later lines: a hook is
 // short-lived and O_APPEND keeps concurrent writers' lines whole.
-function append(path: string, dir: string, line: string): void {
+function append(path: string, dir: string, root: string | undefined, line: string): void {
   let st = files.get(path);
   if (!st) {
     st = { fd: null, size: 0, failed: false };
@@ -96,7 +105,7 @@ function append(path: string, dir: string, line: string): void {
   if (st.failed) return;
   try {
     if (st.fd === null) {
-      st.fd = openLog(path, dir);
+      st.fd = openLog(path, dir, root);
       st.size = fstatSync(st.fd).size;
     }
     if (st.size >= LOG_ROTATE_BYTES) {
@@ -107,7 +116,7 @@ function append(path: string, dir: string, line: string): void {
       } catch {
         /* another process rotated it already */
       }
-      st.fd = openLog(path, dir);
+      st.fd = openLog(path, dir, root);
       st.size = 0;
     }
     const bytes = Buffer.from(line, 'utf8');
@@ -125,6 +134,7 @@ function errorText(e: unknown): string {
 function build(
   path: string | null,
   dir: string,
+  root: string | undefined,
   level: LogLevel,
   component: string,
   bound: Omit<LogFields, 'error' | 'duration_ms'>,
@@ -142,7 +152,7 @@ function build(
       if (cid !== undefined) rec['checkpoint_id'] = cid;
       if (fields.duration_ms !== undefined) rec['duration_ms'] = Math.round(fields.duration_ms);
       if (fields.error !== undefined && fields.error !== null) rec['error'] = errorText(fields.error);
-      append(path, dir, encodeJsonLine(rec) + '\n');
+      append(path, dir, root, encodeJsonLine(rec) + '\n');
     } catch {
       /* never throw from logging */
     }
@@ -154,12 +164,14 @@ function build(
     info: (msg, f) => write('info', msg, f),
     warn: (msg, f) => write('warn', msg, f),
     error: (msg, f) => write('error', msg, f),
-    with: (more) => build(path, dir, level, component, { ...bound, ...more }),
+    with: (more) => build(path, dir, root, level, component, { ...bound, ...more }),
   };
 }
 
 export interface LoggerOptions {
-  /** `<worktree>/.entire/logs`; null/undefined → a logger that writes nothing. */
+  /** The worktree root: the log goes to its `.entire/logs`, confined (SPEC-2 §A.4). */
+  root?: string;
+  /** A log directory (tests); null/undefined and no root → a logger that writes nothing. */
   logDir?: string | null;
   /** The settings `log_level`; `ENTIRE_LOG_LEVEL` overrides it; default info. */
   level?: string | null;
@@ -171,10 +183,10 @@ export interface LoggerOptions {
 export function createLogger(opts: LoggerOptions): Logger {
   const env = opts.env ?? process.env;
   const level = resolveLogLevel(env['ENTIRE_LOG_LEVEL'], opts.level);
-  const dir = opts.logDir ?? '';
-  const path = opts.logDir ? join(opts.logDir, LOG_FILE_NAME) : null;
-  return build(path, dir, level, opts.component, {});
+  const dir = opts.root !== undefined ? logDirFor(opts.root) : (opts.logDir ?? '');
+  const path = dir ? join(dir, LOG_FILE_NAME) : null;
+  return build(path, dir, opts.root, level, opts.component, {});
 }
 
 /** A logger that writes nothing (outside a repository). */
-export const nullLogger: Logger = build(null, '', 'error', '', {});
+export const nullLogger: Logger = build(null, '', undefined, 'error', '', {});

@@ -5,14 +5,16 @@
  * and stream modules), about 3–5 ms on the bench VM, for a single line.
  */
 import { writeSync } from 'node:fs';
+import { jsonTermSafe, termSafe } from './trust/terminal.js';
 
+/** A line for the person, sanitised for the terminal (SPEC-2 §A.8). */
 export function writeStderr(text: string): void {
-  writeFd(2, text);
+  writeFd(2, termSafe(text));
 }
 
-/** The same for standard output (a hook's reply to the agent). */
+/** The same for standard output (a hook's JSON reply to the agent, which may show it). */
 export function writeStdout(text: string): void {
-  writeFd(1, text);
+  writeFd(1, jsonTermSafe(text));
 }
 
 function writeFd(fd: 1 | 2, text: string): void {

@@ -6,7 +6,8 @@
  * Otherwise we wait for the file size to settle; Gemini rewrites one JSON
  * document, so we wait until it parses. Always capped.
  */
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync } from 'node:fs';
+import { openTranscript, readTranscriptFile } from '../trust/transcript-file.js';
 import type { AgentKey, FlushResult } from './types.js';
 import { readAt } from '../fs-read.js';
 
@@ -70,13 +71,15 @@ export function hasStopSentinel(tail: string, startedAt: number, windowMs = SENT
 /** Size and last `maxBytes` of a file; size -1 when it does not exist. */
 export function readTail(path: string, maxBytes = TAIL_BYTES): { size: number; tail: string } {
   let fd: number;
+  let size: number;
   try {
-    fd = openSync(path, 'r');
+    const o = openTranscript(path); // a FIFO or device named as the transcript never blocks (SPEC-2 §A.5)
+    if (o === null) return { size: -1, tail: '' };
+    ({ fd, size } = o);
   } catch {
     return { size: -1, tail: '' };
   }
   try {
-    const size = fstatSync(fd).size;
     const len = Math.min(size, maxBytes);
     return { size, tail: readAt(fd, size - len, len).toString('utf8') };
   } catch {
@@ -96,7 +99,7 @@ function fileSize(path: string): number {
 
 function parses(path: string): boolean {
   try {
-    JSON.parse(readFileSync(path, 'utf8'));
+    JSON.parse(readTranscriptFile(path)?.toString('utf8') ?? '');
     return true;
   } catch {
     return false;

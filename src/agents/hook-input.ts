@@ -7,6 +7,7 @@ import * as z from 'zod/mini';
 import { EntireError } from '../errors.js';
 import { cleanCursorPrompt, cleanPrompt } from './text.js';
 import { HOOK_VERBS } from './hook-verbs.js';
+import { isAgentId, sessionIdProblem } from '../trust/ids.js';
 import type { AgentKey, HookEvent } from './types.js';
 
 export { HOOK_VERBS };
@@ -56,9 +57,6 @@ function schema<K extends keyof Schemas>(key: K): Schemas[K] {
   return (built[key] ??= SCHEMAS[key]() as Schemas[K]);
 }
 
-const TOOL_USE_ID_RE = /^[A-Za-z0-9_-]+$/;
-// Session ids name files and directories: no separators, control characters or dot-only names.
-const SESSION_ID_RE = /^(?!\.{1,2}$)[^/\\\u0000-\u001f]{1,256}$/;
 
 function invalid(message: string, detail?: Record<string, unknown>): EntireError {
   return new EntireError('INVALID_INPUT', message, detail ? { detail } : undefined);
@@ -91,7 +89,8 @@ function validated<T>(label: string, schema: z.ZodMiniType<T>, value: unknown): 
 
 function requireSessionId(label: string, sid: string | undefined, field: string): string {
   if (sid === undefined) throw invalid(`${label}: hook input has no ${field}`);
-  if (!SESSION_ID_RE.test(sid)) throw invalid(`${label}: invalid ${field} "${sid.slice(0, 80)}"`, { field });
+  const problem = sessionIdProblem(sid);
+  if (problem !== null) throw invalid(`${label}: invalid ${field} ${JSON.stringify(sid.slice(0, 80))} (${problem})`, { field });
   return sid;
 }
 
@@ -129,8 +128,8 @@ export function parseHookInput(agent: AgentKey, verb: string, stdinText: string)
     if (kind === 'turn-end') setIf(ev, 'response', input.last_assistant_message);
     if (kind === 'pre-task' || kind === 'post-task' || kind === 'post-todo') {
       const toolUseId = nonEmpty(input.tool_use_id);
-      if (toolUseId !== undefined && !TOOL_USE_ID_RE.test(toolUseId)) {
-        throw invalid(`${label}: invalid tool_use_id "${toolUseId.slice(0, 80)}"`);
+      if (toolUseId !== undefined && !isAgentId(toolUseId)) {
+        throw invalid(`${label}: invalid tool_use_id ${JSON.stringify(toolUseId.slice(0, 80))}`);
       }
       if (toolUseId === undefined && kind !== 'post-todo') throw invalid(`${label}: hook input has no tool_use_id`);
       setIf(ev, 'toolUseId', toolUseId);
@@ -146,7 +145,9 @@ export function parseHookInput(agent: AgentKey, verb: string, stdinText: string)
         ev.toolResponse = input.tool_response;
         const resp = input.tool_response;
         if (resp !== null && typeof resp === 'object' && !Array.isArray(resp)) {
-          setIf(ev, 'subagentId', str(resp as Record<string, unknown>, 'agentId'));
+          const agentId = str(resp as Record<string, unknown>, 'agentId');
+          // an agentId names a transcript file and a tree entry: invalid → absent (SPEC-2 §A.2)
+          if (agentId !== undefined && isAgentId(agentId)) ev.subagentId = agentId;
         }
       }
     }

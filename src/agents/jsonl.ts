@@ -10,8 +10,9 @@
  * - line counting and the last identifier need no parsing except of the last
  *   line(s) that mention `"uuid"`.
  */
-import { closeSync, fstatSync, openSync } from 'node:fs';
-import { EntireError } from '../errors.js';
+import { closeSync, fstatSync } from 'node:fs';
+import { openTranscript } from '../trust/transcript-file.js';
+import { EntireError, isEntireError } from '../errors.js';
 import type { TokenUsage, TranscriptAnalysis, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from './types.js';
 import { readAt } from '../fs-read.js';
 
@@ -338,9 +339,11 @@ interface Window {
 function readWindow(path: string, cursor: TranscriptCursor | undefined, maxLine: number): Window | undefined {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    const o = openTranscript(path);
+    if (o === null) return undefined;
+    fd = o.fd;
   } catch (e) {
-    if (isMissing(e)) return undefined;
+    if (isEntireError(e)) throw e;
     throw unreadable(path, e);
   }
   try {

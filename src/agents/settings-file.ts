@@ -4,7 +4,8 @@
  * their order; files are written as 2-space JSON + newline, atomically, and
  * only when their content changes.
  */
-import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeFileUnder } from '../trust/confined.js';
 import { dirname } from 'node:path';
 import { encodeJson } from '../checkpoint/json.js';
 import { EntireError } from '../errors.js';
@@ -57,20 +58,13 @@ export function tryLoadSettings(path: string): JsonObject | undefined {
 }
 
 /** Write `data` if the file is missing or its encoding differs from `before`'s. Returns whether it wrote. */
-export function saveSettingsIfChanged(path: string, before: LoadedSettings, data: JsonObject): boolean {
+export function saveSettingsIfChanged(root: string, path: string, before: LoadedSettings, data: JsonObject): boolean {
   const next = encodeJson(data);
   if (before.exists && encodeJson(before.data) === next) return false;
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   try {
-    writeFileSync(tmp, next, { mode: 0o644 });
-    renameSync(tmp, path);
+    // the agent's settings dir is in the work tree: no symlink followed (SPEC-2 §A.4)
+    writeFileUnder(root, path, next, 0o644);
   } catch (e) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* nothing to clean */
-    }
     throw new EntireError('INVALID_SETTINGS', `cannot write ${path}`, { cause: e, detail: { path } });
   }
   return true;

@@ -171,12 +171,18 @@ export interface AgentAdapter {
   /** Turn end: wait until the agent has flushed the transcript (SPEC §6.2 step 1). */
   waitForTranscriptFlush(path: string, options: { startedAt: number; capMs?: number }): Promise<FlushResult>;
 
-  /** `transcript_path` from stdin when given, else the agent's default location for the session. */
-  resolveTranscriptPath(repoRoot: string, sessionId: string, stdinPath?: string): string;
+  /** The directory every transcript of this agent lives under (SPEC-2 §A.5); null: none on disk. */
+  transcriptRoot(): string | null;
+  /**
+   * `transcript_path` from stdin when it passes SPEC-2 §A.5's root check, else the agent's
+   * default location for the session (checked too), else `''` (no transcript).
+   * `refused` hears why a stdin path was not used.
+   */
+  resolveTranscriptPath(repoRoot: string, sessionId: string, stdinPath?: string, refused?: (why: string) => void): string;
   /** Where `resume`/`rewind` restore a session's transcript when no stored path applies. */
   restorePath(repoRoot: string, sessionId: string): string;
-  /** Shell command that resumes the session in the agent. */
-  resumeCommand(sessionId: string): string;
+  /** argv that resumes the session in the agent (printed shell-quoted, SPEC-2 §A.8). */
+  resumeArgv(sessionId: string): string[];
 }
 
 export type FlushOutcome = 'disabled' | 'sentinel' | 'stable' | 'parsed' | 'timeout';

@@ -1,11 +1,9 @@
 /** SPEC §2.2: checkpoint IDs (12 lowercase hex) and their shard paths. */
-import { isLowerHex } from '../hex.js';
+import { isCheckpointId } from '../trust/ids.js';
 import { EntireError } from '../errors.js';
 import { randomHex } from '../random.js';
 
-export function isCheckpointId(s: unknown): s is string {
-  return typeof s === 'string' && s.length === 12 && isLowerHex(s);
-}
+export { isCheckpointId } from '../trust/ids.js';
 
 /** 6 crypto-random bytes as 12 hex; callers regenerate if the shard exists. */
 export function generateCheckpointId(): string {

@@ -20,8 +20,9 @@ async function main(): Promise<void> {
   await runProgram(argv);
 }
 
-main().catch((e: unknown) => {
+main().catch(async (e: unknown) => {
   // Last resort: commands report their own errors; this only catches bugs.
-  process.stderr.write(`Error: ${e instanceof Error ? e.message : String(e)}\n`);
+  const { err } = await import('./output.js');
+  err(`Error: ${e instanceof Error ? e.message : String(e)}`);
   process.exitCode = 1;
 });

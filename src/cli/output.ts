@@ -1,14 +1,15 @@
-/** Small helpers for command output: results on stdout, diagnostics on stderr. */
+/** Small helpers for command output: results on stdout, diagnostics on stderr (sanitised, SPEC-2 §A.8). */
 import { encodeJson } from '../checkpoint/json.js';
+import { jsonTermSafe, termSafe } from '../trust/terminal.js';
 
 export function out(line = ''): void {
-  process.stdout.write(line + '\n');
+  process.stdout.write(termSafe(line) + '\n');
 }
 
 export function err(line: string): void {
-  process.stderr.write(line + '\n');
+  process.stderr.write(termSafe(line) + '\n');
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(encodeJson(value));
+  process.stdout.write(jsonTermSafe(encodeJson(value)));
 }

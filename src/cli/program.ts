@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { EntireError } from '../errors.js';
 import { err } from './output.js';
+import { termSafe } from '../trust/terminal.js';
 
 export type CommandModule = { register(program: Command): void };
 
@@ -29,7 +30,7 @@ export async function runProgram(argv: string[]): Promise<void> {
     .description('Link AI coding-agent sessions to git commits')
     .exitOverride()
     .configureOutput({
-      writeErr: (s) => process.stderr.write(s),
+      writeErr: (s) => process.stderr.write(termSafe(s)),
       outputError: (s, write) => write(s.startsWith('error: ') ? `Error: Invalid usage: ${s.slice(7)}` : s),
     })
     .showHelpAfterError(false);

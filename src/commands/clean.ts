@@ -17,7 +17,9 @@
  *  - temp-ref       `refs/entire-tmp/<pid>-…` left by a dead writer
  * Ref deletions are compare-and-swap (`updateRefs`).
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { confinedDirOrNull } from '../trust/confined.js';
+import { isScratchName, TMP_REL } from '../strategy/scratch.js';
 import { join } from 'node:path';
 import { isEntireError } from '../errors.js';
 import { openRepo, type Repo } from '../git/repo.js';
@@ -147,9 +149,16 @@ async function gather(repo: Repo): Promise<{ ctx: Context; items: CleanItem[]; n
   // --- scratch files in this worktree's .entire/tmp
   const live = new Set(states.filter((s) => isLiveState(s)).map((s) => s.session_id));
   const liveHere = states.some((s) => isLiveState(s) && inThisWorktree(s, repo));
-  const tmp = join(repo.root, '.entire', 'tmp');
-  for (const name of safeList(tmp)) {
-    const path = join(tmp, name);
+  // only a real .entire/tmp (a cloned repository may commit it as a symlink), only our names
+  let tmp: string | null = null;
+  try {
+    tmp = confinedDirOrNull(repo.root, TMP_REL, { create: false });
+  } catch {
+    notes.push('[entire] Skipping .entire/tmp: it is a symbolic link or not a directory (run `entire doctor`).');
+  }
+  for (const name of tmp ? safeList(tmp) : []) {
+    if (!isScratchName(name)) continue;
+    const path = join(tmp!, name);
     const age = ageMs(path, now);
     if (age === null || age <= DAY_MS || !isFile(path)) continue;
     const m = /^pre-prompt-(.+)\.json$/.exec(name);
@@ -233,7 +242,7 @@ function safeList(dir: string): string[] {
 
 function isFile(path: string): boolean {
   try {
-    return statSync(path).isFile();
+    return lstatSync(path).isFile();
   } catch {
     return false;
   }

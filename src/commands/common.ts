@@ -7,6 +7,7 @@ import type { Repo } from '../git/repo.js';
 import { loadSettings, isEnabled } from '../settings/settings.js';
 import type { SessionState } from '../session/state.js';
 import { readline } from '../builtins.js';
+import { bytesTermSafe, jsonTermSafe, termSafe } from '../trust/terminal.js';
 
 /**
  * SPEC §4.3 membership: the session's `worktree_path` is this worktree's
@@ -80,20 +81,29 @@ export interface Io {
   err(line: string): void;
 }
 
+/**
+ * The terminal choke point (SPEC-2 §A.8): every line and document a command
+ * prints passes the sanitizer here, so data-derived text (prompts, subjects,
+ * ids, paths, error messages quoting input) never reaches the terminal raw.
+ * `raw` output is a JSON document or a stored transcript: it stays the same
+ * JSON, with unsafe characters as `\uNNNN`.
+ */
+const safeRaw = (data: string | Buffer): string => (typeof data === 'string' ? jsonTermSafe(data) : bytesTermSafe(data));
+
 export const processIo: Io = {
-  out: (line = '') => void process.stdout.write(line + '\n'),
-  raw: (data) => void process.stdout.write(data),
-  err: (line) => void process.stderr.write(line + '\n'),
+  out: (line = '') => void process.stdout.write(termSafe(line) + '\n'),
+  raw: (data) => void process.stdout.write(safeRaw(data)),
+  err: (line) => void process.stderr.write(termSafe(line) + '\n'),
 };
 
-/** An Io that collects everything (for in-process callers and tests). */
+/** An Io that collects everything (for in-process callers and tests), sanitised as processIo is. */
 export function bufferIo(): Io & { stdout(): string; stderr(): string } {
   const out: (string | Buffer)[] = [];
   const errs: string[] = [];
   return {
-    out: (line = '') => void out.push(line + '\n'),
-    raw: (data) => void out.push(data),
-    err: (line) => void errs.push(line + '\n'),
+    out: (line = '') => void out.push(termSafe(line) + '\n'),
+    raw: (data) => void out.push(safeRaw(data)),
+    err: (line) => void errs.push(termSafe(line) + '\n'),
     stdout: () => out.map((x) => (typeof x === 'string' ? x : x.toString('utf8'))).join(''),
     stderr: () => errs.join(''),
   };

@@ -28,7 +28,7 @@ import { SHADOW_BRANCH_RE, parseShadowBranch, worktreeHash } from '../checkpoint
 import { GIT_HOOKS, hookStates, isHuskyDir, isOurHook } from '../install/git-hooks.js';
 import { readIntent, intentPath } from '../strategy/intent.js';
 import { intentStaleness } from '../strategy/commit-message.js';
-import { prePromptPath, removeScratch } from '../strategy/scratch.js';
+import { prePromptName, removeScratch } from '../strategy/scratch.js';
 import { inThisWorktree, processIo, type Io } from './common.js';
 import { describeError } from '../errors.js';
 import { encodeJson } from '../checkpoint/json.js';
@@ -425,7 +425,7 @@ class Doctor {
       if (this.staleActiveSids.has(sid) && s.phase === 'active') {
         applyBookkeeping(s, transition('active', 'TurnEnd'), ctx.now());
         s.phase = 'idle';
-        if (s.worktree_path === ctx.repo.root) removeScratch(prePromptPath(ctx.repo.root, sid));
+        if (s.worktree_path === ctx.repo.root) removeScratch(ctx.repo.root, prePromptName(sid));
       }
       s = await retryPendingCondensations(ctx, s, { fromDoctor: true });
       if (s.phase !== 'active' && (s.turn_checkpoint_ids ?? []).length > 0) {
@@ -553,7 +553,7 @@ class Doctor {
 // ------------------------------------------------------------------ entry point
 
 async function contextFor(repo: Repo, settings: LoadedSettings): Promise<HookContext> {
-  const log = createLogger({ logDir: logDirFor(repo.root), level: settings.settings.log_level ?? null, component: 'doctor' });
+  const log = createLogger({ root: repo.root, level: settings.settings.log_level ?? null, component: 'doctor' });
   return { repo, settings, log, head: await headCommit(repo), branch: currentBranch(repo), now: () => new Date() };
 }
 

@@ -6,7 +6,7 @@
  * remaining state or pending entry still names it. ACTIVE sessions are
  * refused without `--force`; without `--force` a TTY confirmation is needed.
  */
-import { rmSync } from 'node:fs';
+import { prePromptName, removeScratch } from '../strategy/scratch.js';
 import { join } from 'node:path';
 import { EntireError, isEntireError } from '../errors.js';
 import { openRepo, headCommit, type Repo } from '../git/repo.js';
@@ -68,7 +68,7 @@ async function clearSession(repo: Repo, s: SessionState): Promise<void> {
     deleteState(repo.commonDir, s.session_id);
   });
   for (const root of new Set([repo.root, s.worktree_path ?? repo.root])) {
-    rmSync(join(root, '.entire', 'tmp', `pre-prompt-${s.session_id}.json`), { force: true });
+    removeScratch(root, prePromptName(s.session_id));
   }
 }
 

@@ -29,13 +29,8 @@ import { listStates, updateState } from '../session/store.js';
 import type { SessionState } from '../session/state.js';
 import { EntireError } from '../errors.js';
 import { firstParentCommits } from './doctor.js';
-import {
-  adapterForAgentName,
-  agentSessionId,
-  restoreTranscript,
-  transcriptLength,
-  transcriptTarget,
-} from './resume.js';
+import { adapterForAgentName, restoreLine, restoreSessionTranscript, resumeCommandLine, transcriptLength } from './restore.js';
+import { isSessionId } from '../trust/ids.js';
 import { enabledOrSay, inThisWorktree, processIo, type Io } from './common.js';
 import { randomHex } from '../random.js';
 
@@ -94,7 +89,8 @@ async function stepPoints(repo: Repo, branch: string): Promise<RewindPoint[]> {
     const info = await readCommit(repo, c.sha);
     if (!info) continue;
     const t = parseTrailerValues(c.message);
-    const sid = t['Entire-Session'] ?? '';
+    // a shadow commit's trailers are read like any git data: an invalid id names nothing (SPEC-2 §A.2)
+    const sid = isSessionId(t['Entire-Session']) ? t['Entire-Session'] : '';
     const taskDir = t['Entire-Metadata-Task'];
     const metaDir = taskDir ?? t['Entire-Metadata'] ?? (sid ? `.entire/metadata/${sid}` : '');
     const date = identTime(info.committer);
@@ -323,7 +319,7 @@ function humanLine(p: RewindPoint): string {
 
 async function resumeCommandFor(sid: string | undefined, agent: string | undefined): Promise<string> {
   const adapter = await adapterForAgentName(agent);
-  return sid ? adapter.resumeCommand(agentSessionId(sid)) : '';
+  return sid && isSessionId(sid) ? resumeCommandLine(adapter, sid) : '';
 }
 
 /** Run rewind in `cwd`; `confirm` asks the person (throws NEEDS_FORCE without a terminal). Returns the exit code. */
@@ -376,8 +372,16 @@ export async function runRewind(cwd: string, opts: RewindOptions, io: Io = proce
       if (point.session_id) {
         const transcript = await readShadowTranscript(repo, point.id, point.session_id, adapter.transcriptFormat).catch(() => null);
         if (transcript) {
-          const target = state?.transcript_path || transcriptTarget(repo, adapter, point.session_id, undefined);
-          restoreTranscript(target, transcript, adapter.transcriptFormat, true);
+          // consent was given above (--force or the question): a differing file is backed up, then replaced
+          const r = await restoreSessionTranscript({
+            repo,
+            adapter,
+            sessionId: point.session_id,
+            content: transcript,
+            force: true,
+            ...(state?.transcript_path ? { localPath: state.transcript_path } : {}),
+          });
+          if (r.status === 'refused' || r.backup) (r.status === 'refused' ? io.err : io.out)(restoreLine(point.session_id, r));
           const length = transcriptLength(transcript, adapter.transcriptFormat);
           // later analyses must not start beyond the shortened transcript
           await updateState(repo.commonDir, point.session_id, (s) => {
@@ -423,11 +427,16 @@ async function rewindLogsOnly(
     const sid = s.metadata.session_id;
     const adapter = await adapterForAgentName(s.metadata.agent);
     const content = await readSessionContent(repo, id, { slot: s.slot });
-    if (content.transcript) {
-      const target = transcriptTarget(repo, adapter, sid, s.metadata.transcript_path);
-      restoreTranscript(target, content.transcript, content.format, true);
+    if (!isSessionId(sid)) {
+      io.err(`[entire] Skipping a session of checkpoint ${id}: invalid session id.`);
+      continue;
     }
-    if (sid) commands.push(adapter.resumeCommand(agentSessionId(sid)));
+    if (content.transcript) {
+      // consent was given above (--force or the question): a differing file is backed up, then replaced
+      const r = await restoreSessionTranscript({ repo, adapter, sessionId: sid, content: content.transcript, force: true });
+      if (r.status === 'refused' || r.backup) (r.status === 'refused' ? io.err : io.out)(restoreLine(sid, r));
+    }
+    commands.push(resumeCommandLine(adapter, sid));
   }
   if (opts.reset) {
     const r = await runGit(['reset', '--hard', '--quiet', point.id], { cwd: repo.root, allowFailure: true });

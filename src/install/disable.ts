@@ -1,6 +1,5 @@
 /** SPEC §8.2 `entire disable [--project] [--uninstall] [--force]`. */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { removeConfined } from '../trust/confined.js';
 import { openRepo } from '../git/repo.js';
 import { EntireError } from '../errors.js';
 import { saveSettings, projectSettingsPath, localSettingsPath } from '../settings/settings.js';
@@ -15,14 +14,15 @@ export async function disable(cwd: string, o: { project?: boolean; uninstall?: b
   const repo = await openRepo(cwd);
   try {
     if (!o.uninstall) {
-      saveSettings(o.project ? projectSettingsPath(repo.root) : localSettingsPath(repo.root), { enabled: false });
+      saveSettings(repo.root, o.project ? projectSettingsPath(repo.root) : localSettingsPath(repo.root), { enabled: false });
       return ['Entire is now disabled.'];
     }
     if (!o.force && !o.interactive) throw new EntireError('NEEDS_FORCE', 'disable --uninstall requires --force when not interactive');
     uninstallGitHooks({ hooksDir: repo.hooksDir, root: repo.root });
     for (const a of listAgents()) (await getAgent(a.key)).uninstallHooks(repo.root);
-    for (const d of ['tmp', 'metadata', 'logs']) rmSync(join(repo.root, '.entire', d), { recursive: true, force: true });
-    rmSync(localSettingsPath(repo.root), { force: true });
+    // the work tree is untrusted: a planted symlink is removed itself, never followed (SPEC-2 §A.4)
+    for (const d of ['tmp', 'metadata', 'logs']) removeConfined(repo.root, `.entire/${d}`, { recursive: true });
+    removeConfined(repo.root, '.entire/settings.local.json');
     // this repository's sessions and shadow branches (never the metadata branch)
     for (const s of listStates(repo.commonDir).states) deleteState(repo.commonDir, s.state.session_id);
     try {

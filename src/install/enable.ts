@@ -5,6 +5,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Repo } from '../git/repo.js';
+import { err } from '../cli/output.js';
 import { installGitHooks, loadTemplates, type InstallResult } from './git-hooks.js';
 
 /** The `hooks/` template dir shipped beside `dist/` (and `src/` in a checkout). */
@@ -76,19 +77,19 @@ export async function enable(cwd: string, o: EnableOptions): Promise<string[]> {
     const lines: string[] = [];
     const target = o.local ? localSettingsPath(repo.root) : projectSettingsPath(repo.root);
     const before = loadSettings(repo.root);
-    for (const w of before.warnings) process.stderr.write(w + '\n');
-    const patch: Parameters<typeof saveSettings>[1] = { strategy: 'manual-commit', enabled: true };
+    for (const w of before.warnings) err(w);
+    const patch: Parameters<typeof saveSettings>[2] = { strategy: 'manual-commit', enabled: true };
     if (o.skipPushSessions) patch.strategy_options = { push_sessions: false };
-    saveSettings(target, patch);
+    saveSettings(repo.root, target, patch);
     // after enable, Entire is enabled: clear a disabling value in the other file too
     const after = loadSettings(repo.root);
     if (!isEnabled(after)) {
       for (const f of [after.local, after.project]) {
-        if (f && f.settings.enabled === false) saveSettings(f.path, { enabled: true });
+        if (f && f.settings.enabled === false) saveSettings(repo.root, f.path, { enabled: true });
       }
     }
     ensureEntireGitignore(repo.root);
-    const hooks = await installHooksForRepo(repo, (l) => process.stderr.write(l + '\n'));
+    const hooks = await installHooksForRepo(repo, (l) => err(l));
     lines.push(hooks.changed.length > 0 ? `✓ Git hooks installed in ${hooks.dir}` : `✓ Git hooks already installed in ${hooks.dir}`);
     if (o.force) adapter.uninstallHooks(repo.root);
     const agentRes = adapter.installHooks(repo.root, { local: o.local, force: o.force });

@@ -27,7 +27,16 @@
  * Cache files are named from the key only when it is a safe file name
  * (`[A-Za-z0-9][A-Za-z0-9._-]{0,127}`, no `..`), else from its SHA-256.
  */
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { openTranscript, readTranscriptFile } from '../trust/transcript-file.js';
+import { readFileNoFollow } from '../trust/confined.js';
+
+// The cache lives in the work tree (`.entire/tmp/redact`), where a cloned
+// repository may have planted symlinks: its files are never opened through
+// one (SPEC-2 §A.4). The source is an agent transcript: opened only through
+// src/trust/transcript-file.ts (SPEC-2 §A.5).
+const RW_NOFOLLOW = constants.O_RDWR | constants.O_NOFOLLOW;
+const RO_NOFOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW;
 import { join } from 'node:path';
 import { crypto } from '../builtins.js';
 import { ENGINE_ID } from './engine-id.js';
@@ -127,7 +136,7 @@ function hashSpan(fd: number, start: number, end: number): string {
 
 function readCursor(path: string): Cursor | null {
   try {
-    const c = JSON.parse(readFileSync(path, 'utf8')) as Partial<Cursor>;
+    const c = JSON.parse(readFileNoFollow(path)?.toString('utf8') ?? '') as Partial<Cursor>;
     if (c.v !== 1 || typeof c.offset !== 'number' || typeof c.outBytes !== 'number') return null;
     if (typeof c.engine !== 'string' || typeof c.source !== 'string') return null;
     if (typeof c.headHash !== 'string' || typeof c.anchorHash !== 'string' || typeof c.outTailHash !== 'string') return null;
@@ -141,7 +150,14 @@ function readCursor(path: string): Cursor | null {
 function writeAtomic(path: string, data: string): void {
   const tmp = `${path}.${process.pid}.${Date.now().toString(36)}.tmp`;
   try {
-    writeFileSync(tmp, data, { mode: 0o600 });
+    const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    try {
+      const buf = Buffer.from(data, 'utf8');
+      let off = 0;
+      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, path);
   } catch (e) {
     rmSync(tmp, { force: true });
@@ -191,7 +207,8 @@ function splitTail(buf: Buffer): { complete: Buffer; tail: Buffer } {
 
 /** Without the cache (lock held elsewhere): the whole source, redacted. */
 async function fullRedaction(sourcePath: string): Promise<CacheUpdate> {
-  const buf = readFileSync(sourcePath);
+  const buf = readTranscriptFile(sourcePath);
+  if (buf === null) throw new Error(`transcript ${sourcePath} does not exist`);
   const { complete, tail } = splitTail(buf);
   return {
     outputPath: '',
@@ -242,7 +259,9 @@ function unchanged(opts: IncrementalOptions, paths: { output: string; cursor: st
 }
 
 async function updateLocked(opts: IncrementalOptions, paths: { output: string; cursor: string }): Promise<CacheUpdate> {
-  const src = openSync(opts.sourcePath, 'r');
+  const opened = openTranscript(opts.sourcePath);
+  if (opened === null) throw new Error(`transcript ${opts.sourcePath} does not exist`);
+  const src = opened.fd;
   try {
     const srcStat = fstatSync(src);
     const size = srcStat.size;
@@ -254,7 +273,7 @@ async function updateLocked(opts: IncrementalOptions, paths: { output: string; c
       const anchorStart = Math.max(0, cur.offset - HASH_SPAN);
       let outOk = false;
       try {
-        const out = openSync(paths.output, 'r+');
+        const out = openSync(paths.output, RW_NOFOLLOW);
         try {
           const outSize = fstatSync(out).size;
           if (outSize >= cur.outBytes && hashSpan(out, Math.max(0, cur.outBytes - HASH_SPAN), cur.outBytes) === cur.outTailHash) {
@@ -284,7 +303,7 @@ async function updateLocked(opts: IncrementalOptions, paths: { output: string; c
       if (rebuilt) {
         writeAtomic(paths.output, appended);
       } else {
-        const out = openSync(paths.output, 'r+');
+        const out = openSync(paths.output, RW_NOFOLLOW);
         try {
           let w = 0;
           while (w < appendedBuf.length) w += writeSync(out, appendedBuf, w, appendedBuf.length - w, outBytes + w);
@@ -297,7 +316,7 @@ async function updateLocked(opts: IncrementalOptions, paths: { output: string; c
       if (appendedBuf.length >= HASH_SPAN || newOutBytes === appendedBuf.length) {
         outTailHash = sha(appendedBuf.subarray(Math.max(0, appendedBuf.length - HASH_SPAN)));
       } else {
-        const out = openSync(paths.output, 'r');
+        const out = openSync(paths.output, RO_NOFOLLOW);
         try {
           outTailHash = hashSpan(out, Math.max(0, newOutBytes - HASH_SPAN), newOutBytes);
         } finally {
@@ -347,7 +366,7 @@ export async function redactJsonlFileIncremental(opts: IncrementalOptions): Prom
     const prior = u.outputBytes - Buffer.byteLength(u.appended, 'utf8');
     let before = '';
     if (prior > 0) {
-      const out = openSync(u.outputPath, 'r');
+      const out = openSync(u.outputPath, RO_NOFOLLOW);
       try {
         before = readAt(out, 0, prior).toString('utf8');
       } finally {

@@ -8,6 +8,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isEntireError } from '../errors.js';
+import { removeConfined } from '../trust/confined.js';
 import { forgetState, indexedSessions, updateLiveMarker } from './index.js';
 import { withSessionLock, type LockOptions } from './lock.js';
 import { ensureDir, pruneStampPath, readStateFile, safeUnlink, sessionsDir, stateFilePath, tryUnlink, writeFileAtomic } from './paths.js';
@@ -20,11 +21,6 @@ export const PRUNE_INTERVAL_MS = 24 * 60 * 60 * 1000;
 export interface PruneOptions {
   /** Whether the local shadow branch `entire/<base7>-<wt6>` exists. */
   isShadowBranchPresent(name: string): boolean | Promise<boolean>;
-  /**
-   * The session's pre-prompt file, deleted with its state. Default:
-   * `<worktree_path>/.entire/tmp/pre-prompt-<sid>.json` when the state records a worktree path.
-   */
-  prePromptPath?: (state: SessionState) => string | undefined;
   /** Ignore (and do not consult) the once-per-24h stamp, e.g. for `clean --force`. */
   force?: boolean;
   /** Report what would be pruned; delete nothing and write no stamp (e.g. `clean` preview). */
@@ -67,8 +63,9 @@ function lastPruneMs(commonDir: string): number {
   }
 }
 
-function defaultPrePromptPath(state: SessionState): string | undefined {
-  return state.worktree_path ? join(state.worktree_path, '.entire', 'tmp', `pre-prompt-${state.session_id}.json`) : undefined;
+/** The session's pre-prompt snapshot in its worktree, removed through the confined helper (SPEC-2 §A.4). */
+function removePrePrompt(state: SessionState): void {
+  if (state.worktree_path) removeConfined(state.worktree_path, `.entire/tmp/pre-prompt-${state.session_id}.json`);
 }
 
 export async function pruneSessions(commonDir: string, now: Date | number, opts: PruneOptions): Promise<PruneResult> {
@@ -97,7 +94,6 @@ export async function pruneSessions(commonDir: string, now: Date | number, opts:
     .sort();
 
   const pruned: string[] = [];
-  const prePrompt = opts.prePromptPath ?? defaultPrePromptPath;
   const check = async (sid: string): Promise<SessionState | null> => {
     const r = readStateFile(stateFilePath(commonDir, sid), sid);
     if (r === null || !r.ok) return null;
@@ -122,8 +118,11 @@ export async function pruneSessions(commonDir: string, now: Date | number, opts:
           if (!state) return;
           safeUnlink(stateFilePath(commonDir, sid));
           forgetState(commonDir, sid);
-          const pp = prePrompt(state);
-          if (pp) tryUnlink(pp);
+          try {
+            removePrePrompt(state);
+          } catch {
+            /* a stale snapshot only costs a little disk */
+          }
           pruned.push(sid);
         },
         { waitMs: 1000, ...opts.lock },

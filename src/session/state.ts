@@ -4,6 +4,7 @@
  * kept and re-emitted after the known ones. Pure: no file I/O here.
  */
 import { isLowerHex } from '../hex.js';
+import { validateSessionId } from '../trust/ids.js';
 import * as z from 'zod/mini';
 import * as shape from '../shape.js';
 import { shadowBranchName as shadowBranchOf } from '../checkpoint/shadow.js';
@@ -134,41 +135,13 @@ const PENDING_KEYS = [
 ] as const;
 const FAILURE_KEYS = ['attempts', 'last_error', 'first_failed_at'] as const;
 
-export function isValidCheckpointId(id: unknown): id is string {
-  return typeof id === 'string' && id.length === 12 && isLowerHex(id);
-}
-
-// ---------------------------------------------------------------------------
-// Session id (SPEC §4.1)
-
-// eslint-disable-next-line no-control-regex
-const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f]/;
-/** A sid that would be read as a side file name (`<sid>.pending-<id>.json`). */
-const SIDE_SUFFIX_RE = /\.pending-[0-9a-f]{12}$/;
-
-/** Why `sid` is not a valid session id, or null when it is. */
-export function sessionIdProblem(sid: unknown): string | null {
-  if (typeof sid !== 'string' || sid === '') return 'session id is empty';
-  if (Buffer.byteLength(sid, 'utf8') > 128) return 'session id is longer than 128 bytes';
-  if (sid === '.' || sid === '..') return `session id must not be "${sid}"`;
-  if (sid.includes('/') || sid.includes('\\')) return 'session id must not contain path separators';
-  if (CONTROL_RE.test(sid)) return 'session id must not contain control characters';
-  if (SIDE_SUFFIX_RE.test(sid)) return 'session id must not end in .pending-<checkpoint id>';
-  return null;
-}
-
-export function isValidSessionId(sid: unknown): sid is string {
-  return sessionIdProblem(sid) === null;
-}
-
-/** Throws EntireError('INVALID_SESSION_ID') unless `sid` is a valid session id. */
-export function validateSessionId(sid: unknown): asserts sid is string {
-  const problem = sessionIdProblem(sid);
-  if (problem !== null) {
-    const shown = typeof sid === 'string' ? JSON.stringify(sid.length > 140 ? sid.slice(0, 140) + '…' : sid) : String(sid);
-    throw new EntireError('INVALID_SESSION_ID', `invalid session id ${shown}: ${problem}`);
-  }
-}
+/** SPEC-2 §A.2's validators, one per id kind, live in src/trust/ids.ts. */
+export {
+  isCheckpointId as isValidCheckpointId,
+  sessionIdProblem,
+  isSessionId as isValidSessionId,
+  validateSessionId,
+} from '../trust/ids.js';
 
 // ---------------------------------------------------------------------------
 // Schema (shape check of the raw JSON; normalisation is done by hand below)

@@ -8,13 +8,13 @@
  * Saves rewrite only the target file: its own keys (order kept) plus the
  * changed ones (new keys appended in SPEC order).
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as z from 'zod/mini';
 import * as shape from '../shape.js';
 import { encodeJson } from '../checkpoint/json.js';
 import { EntireError } from '../errors.js';
-import { writeFileAtomic } from '../session/paths.js';
+import { writeFileUnder } from '../trust/confined.js';
 
 export const ENTIRE_DIR = '.entire';
 export const SETTINGS_FILE = 'settings.json';
@@ -252,7 +252,8 @@ export function renderSettings(raw: Record<string, unknown>, patch: SettingsPatc
  * atomically, keeping its other keys and their order. Unchanged bytes are
  * not rewritten. Throws INVALID_SETTINGS if the existing file is broken.
  */
-export function saveSettings(file: string, patch: SettingsPatch): { changed: boolean; content: string } {
+/** Write `patch` into the settings file `file` below the worktree `root` (no symlink followed, SPEC-2 §A.4). */
+export function saveSettings(root: string, file: string, patch: SettingsPatch): { changed: boolean; content: string } {
   let before: string | null = null;
   try {
     before = readFileSync(file, 'utf8');
@@ -264,14 +265,14 @@ export function saveSettings(file: string, patch: SettingsPatch): { changed: boo
   const raw = before === null ? {} : parseRaw(before, file);
   const content = renderSettings(raw, patch);
   if (content === before) return { changed: false, content };
-  mkdirSync(dirname(file), { recursive: true });
   let mode = 0o644;
   try {
-    mode = statSync(file).mode & 0o777;
+    const st = lstatSync(file);
+    if (st.isFile()) mode = st.mode & 0o777;
   } catch {
     /* new file */
   }
-  writeFileAtomic(file, content, { mode });
+  writeFileUnder(root, file, content, mode, 0o755);
   return { changed: true, content };
 }
 
@@ -287,7 +288,6 @@ export function ensureEntireGitignore(worktreeRoot: string): boolean {
   const missing = GITIGNORE_LINES.filter((l) => !have.has(l));
   if (missing.length === 0) return false;
   const prefix = text === '' || text.endsWith('\n') ? text : text + '\n';
-  mkdirSync(entireDir(worktreeRoot), { recursive: true });
-  writeFileAtomic(path, prefix + missing.map((l) => l + '\n').join(''), { mode: 0o644, fsync: false });
+  writeFileUnder(worktreeRoot, path, prefix + missing.map((l) => l + '\n').join(''), 0o644, 0o755);
   return true;
 }

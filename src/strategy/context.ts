@@ -45,7 +45,7 @@ export async function openHookContext(cwd: string, component: string, hook: stri
     return { ok: false, reason: 'disabled' };
   }
   const log = createLogger({
-    logDir: logDirFor(repo.root),
+    root: repo.root,
     level: settings.settings.log_level ?? null,
     component,
   }).with({ hook });

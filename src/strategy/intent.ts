@@ -3,7 +3,7 @@
  * handed to post-commit in `<git-dir>/entire-commit-intent.json`.
  */
 import { join } from 'node:path';
-import { readScratch } from './scratch.js';
+import { readJsonFile } from './scratch.js';
 import { isCheckpointId } from '../checkpoint/id.js';
 import { encodeJson } from '../checkpoint/json.js';
 import { replaceViaSpare, retireToSpare } from '../fs-spare.js';
@@ -34,7 +34,7 @@ export function writeIntent(gitDir: string, intent: CommitIntent): void {
 }
 
 export function readIntent(gitDir: string): CommitIntent | null {
-  const raw = readScratch<Partial<CommitIntent>>(intentPath(gitDir));
+  const raw = readJsonFile<Partial<CommitIntent>>(intentPath(gitDir));
   if (!raw || typeof raw !== 'object') return null;
   const sessions: Record<string, string[]> = {};
   if (raw.sessions && typeof raw.sessions === 'object') {

@@ -237,7 +237,7 @@ async function prepareCarryForward(
 ): Promise<{ commit(): Promise<{ commit: string | null }> } | null> {
   try {
     const path = state.transcript_path;
-    const transcript = path && readableTranscript(path) ? await redactedTranscript(ctx.repo.root, sid, adapter, path) : null;
+    const transcript = path && readableTranscript(adapter, path) ? await redactedTranscript(ctx.repo.root, sid, adapter, path) : null;
     return await prepareShadowStep(ctx.repo, {
       baseCommit: ctx.head!,
       worktreeId: ctx.repo.worktreeId,

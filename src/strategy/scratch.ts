@@ -1,15 +1,27 @@
 /**
  * Scratch files under `.entire/tmp/` (SPEC §6.1 step 3, §6.8): written
  * atomically, named by validated IDs, never containing unredacted text.
+ * `.entire/` is in the work tree, so whatever a cloned repository committed
+ * there is untrusted: every write, read and deletion goes through
+ * src/trust/confined.ts (no symlink followed, SPEC-2 §A.4).
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeJson } from '../checkpoint/json.js';
-import { validateSessionId } from '../session/state.js';
-import { randomHex } from '../random.js';
+import { validateSessionId } from '../trust/ids.js';
+import { confinedDir, confinedDirOrNull, readFileNoFollow, removeConfined, writeFileIn } from '../trust/confined.js';
 
+/** `.entire/tmp` relative to the worktree root. */
+export const TMP_REL = '.entire/tmp';
+
+/** `<root>/.entire/tmp` as a path (not checked: only for names and messages). */
 export function tmpDir(root: string): string {
   return join(root, '.entire', 'tmp');
+}
+
+/** `<root>/.entire/tmp[/sub]`, every component a real directory (made when missing); throws UNSAFE_PATH. */
+export function safeTmpDir(root: string, sub = ''): string {
+  return confinedDir(root, sub ? `${TMP_REL}/${sub}` : TMP_REL, { mode: 0o750 });
 }
 
 export interface PrePrompt {
@@ -22,39 +34,61 @@ export interface PrePrompt {
   dirty_files: Record<string, string>;
 }
 
-export function prePromptPath(root: string, sid: string): string {
+export function prePromptName(sid: string): string {
   validateSessionId(sid);
-  return join(tmpDir(root), `pre-prompt-${sid}.json`);
+  return `pre-prompt-${sid}.json`;
 }
 
-export function writeScratch(path: string, value: unknown): void {
-  const tmp = `${path}.${process.pid}.${randomHex(3)}.tmp`;
-  const text = encodeJson(value);
+export function writeScratch(root: string, name: string, value: unknown): void {
+  writeFileIn(safeTmpDir(root), name, encodeJson(value));
+}
+
+export function readScratch<T>(root: string, name: string): T | null {
+  let dir: string | null;
   try {
-    writeFileSync(tmp, text, { mode: 0o600 });
-  } catch (e) {
-    // the directory is there on every write but the first: make it only then
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    mkdirSync(join(path, '..'), { recursive: true, mode: 0o750 });
-    writeFileSync(tmp, text, { mode: 0o600 });
+    dir = confinedDirOrNull(root, TMP_REL, { create: false });
+  } catch {
+    return null; // a planted symlink: nothing of ours is there
   }
-  renameSync(tmp, path);
+  if (dir === null) return null;
+  return parseJson<T>(readFileNoFollow(join(dir, name)));
 }
 
-export function readScratch<T>(path: string): T | null {
+/** A JSON file outside the work tree (the git dir), read without following a symlink. */
+export function readJsonFile<T>(path: string): T | null {
+  return parseJson<T>(readFileNoFollow(path));
+}
+
+function parseJson<T>(buf: Buffer | null): T | null {
+  if (!buf) return null;
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
+    return JSON.parse(buf.toString('utf8')) as T;
   } catch {
     return null;
   }
 }
 
-export function removeScratch(path: string): void {
-  rmSync(path, { force: true });
+/** The names we create in `.entire/tmp` (only these are ever deleted there, SPEC-2 §A.4). */
+export function isScratchName(name: string): boolean {
+  return /^(?:pre-prompt-.{1,128}\.json|pre-task-[A-Za-z0-9_-]{1,128}\.json|transcript-.{1,128}\.json|seed-[0-9a-f]{12}\.md|.{1,160}\.\d{1,10}\.[0-9a-f]{1,16}\.tmp)$/.test(name);
+}
+
+/** Names in `.entire/tmp` ([] when missing or unsafe). */
+export function listScratch(root: string): string[] {
+  try {
+    const dir = confinedDirOrNull(root, TMP_REL, { create: false });
+    return dir === null ? [] : readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+export function removeScratch(root: string, name: string): void {
+  removeConfined(root, `${TMP_REL}/${name}`);
 }
 
 export function readPrePrompt(root: string, sid: string): PrePrompt | null {
-  const p = readScratch<Partial<PrePrompt>>(prePromptPath(root, sid));
+  const p = readScratch<Partial<PrePrompt>>(root, prePromptName(sid));
   if (!p || typeof p !== 'object') return null;
   return {
     session_id: String(p.session_id ?? sid),
@@ -62,6 +96,6 @@ export function readPrePrompt(root: string, sid: string): PrePrompt | null {
     untracked_files: Array.isArray(p.untracked_files) ? p.untracked_files.filter((x): x is string => typeof x === 'string') : [],
     step_transcript_start: typeof p.step_transcript_start === 'number' ? p.step_transcript_start : 0,
     last_transcript_identifier: String(p.last_transcript_identifier ?? ''),
-    dirty_files: p.dirty_files && typeof p.dirty_files === 'object' ? (p.dirty_files as Record<string, string>) : {},
+    dirty_files: p.dirty_files && typeof p.dirty_files === 'object' && !Array.isArray(p.dirty_files) ? (p.dirty_files as Record<string, string>) : {},
   };
 }

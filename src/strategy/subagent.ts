@@ -3,24 +3,38 @@
  * writes a subagent step if files changed since, `post-todo` (only inside a
  * subagent) an incremental step.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import type { HookContext } from './context.js';
 import type { HookEvent, AgentAdapter } from '../agents/types.js';
 import { loadState, updateState } from '../session/store.js';
 import { writeShadowStep } from '../store/shadow.js';
 import { stepSubject } from '../checkpoint/messages.js';
-import { tmpDir, writeScratch, readScratch, removeScratch } from './scratch.js';
+import { listScratch, writeScratch, readScratch, removeScratch } from './scratch.js';
 import { viewWorkTree, turnCandidates, filesTouched } from './worktree.js';
 import { migrateIfMoved } from './migrate.js';
 import { encodeJson } from '../checkpoint/json.js';
 import { EntireError } from '../errors.js';
+import { isAgentId } from '../trust/ids.js';
+import { readTranscriptFile, transcriptPathProblem } from '../trust/transcript-file.js';
 
-const TOOL_USE_ID_RE = /^[A-Za-z0-9_-]+$/;
+function preTaskName(toolUseId: string): string {
+  if (!isAgentId(toolUseId)) throw new EntireError('INVALID_INPUT', 'invalid tool_use_id');
+  return `pre-task-${toolUseId}.json`;
+}
 
-function preTaskPath(root: string, toolUseId: string): string {
-  if (!TOOL_USE_ID_RE.test(toolUseId)) throw new EntireError('INVALID_INPUT', 'invalid tool_use_id');
-  return join(tmpDir(root), `pre-task-${toolUseId}.json`);
+/** `agent-<id>.jsonl` beside the transcript, else under `<sid>/subagents/`; null when neither opens. */
+function subagentTranscript(adapter: AgentAdapter, transcriptPath: string, sid: string, agentId: string): string | null {
+  if (!isAgentId(agentId)) return null;
+  for (const p of [join(dirname(transcriptPath), `agent-${agentId}.jsonl`), join(dirname(transcriptPath), sid, 'subagents', `agent-${agentId}.jsonl`)]) {
+    if (transcriptPathProblem(p, adapter.transcriptRoot()) !== null) continue;
+    try {
+      const buf = readTranscriptFile(p);
+      if (buf !== null) return buf.toString('utf8');
+    } catch {
+      /* a FIFO, a link, too big: not read */
+    }
+  }
+  return null;
 }
 
 interface PreTask {
@@ -43,15 +57,14 @@ export async function subagentHook(ctx: HookContext, event: HookEvent, adapter: 
       dirty_files: view.signatures,
       untracked_files: view.untracked,
     };
-    writeScratch(preTaskPath(ctx.repo.root, toolUseId), snap);
+    writeScratch(ctx.repo.root, preTaskName(toolUseId), snap);
     return;
   }
   if (event.kind === 'post-todo') {
     // only inside a subagent: some pre-task marker of this session exists
-    const dir = tmpDir(ctx.repo.root);
-    const markers = existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith('pre-task-') && n.endsWith('.json')) : [];
+    const markers = listScratch(ctx.repo.root).filter((n) => n.startsWith('pre-task-') && n.endsWith('.json'));
     const mine = markers
-      .map((n) => readScratch<PreTask>(join(dir, n)))
+      .map((n) => readScratch<PreTask>(ctx.repo.root, n))
       .filter((m): m is PreTask => m !== null && m.session_id === event.sessionId);
     if (mine.length === 0) return;
     const todos = (event.todos ?? []) as { content?: string; status?: string }[];
@@ -61,22 +74,23 @@ export async function subagentHook(ctx: HookContext, event: HookEvent, adapter: 
     return;
   }
   if (event.kind === 'post-task') {
-    const path = preTaskPath(ctx.repo.root, toolUseId);
-    const pre = readScratch<PreTask>(path);
+    const name = preTaskName(toolUseId);
+    const pre = readScratch<PreTask>(ctx.repo.root, name);
     await writeTaskStep(ctx, event, adapter, pre, event.taskDescription ?? 'Subagent task', true);
-    removeScratch(path);
+    removeScratch(ctx.repo.root, name);
   }
 }
 
 async function writeTaskStep(ctx: HookContext, event: HookEvent, adapter: AgentAdapter, pre: PreTask | null, label: string, final: boolean): Promise<void> {
   const toolUseId = pre?.tool_use_id || event.toolUseId || '';
-  if (!TOOL_USE_ID_RE.test(toolUseId)) return;
-  const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath);
-  const sub = event.subagentId ? join(dirname(transcriptPath), `agent-${event.subagentId}.jsonl`) : undefined;
-  const subAlt = event.subagentId ? join(dirname(transcriptPath), event.sessionId, 'subagents', `agent-${event.subagentId}.jsonl`) : undefined;
-  const subPath = [sub, subAlt].find((p) => p && existsSync(p));
+  if (!isAgentId(toolUseId)) return;
+  const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath, (why) =>
+    ctx.log.warn('transcript path refused', { error: why }),
+  );
+  // the subagent's file sits beside the (checked) transcript, named by a validated agent id
+  const subText = transcriptPath && event.subagentId ? subagentTranscript(adapter, transcriptPath, event.sessionId, event.subagentId) : null;
   const view = await viewWorkTree(ctx.repo);
-  const subEdits = subPath ? adapter.analyzeTranscript(readFileSync(subPath, 'utf8')).modifiedFiles : [];
+  const subEdits = subText !== null ? adapter.analyzeTranscript(subText).modifiedFiles : [];
   const candidates = turnCandidates({ root: ctx.repo.root, editPaths: subEdits, before: pre?.dirty_files ?? null, now: view });
   const paths = [...candidates].filter((p) => view.differing.has(p));
   if (paths.length === 0) return;
@@ -84,7 +98,7 @@ async function writeTaskStep(ctx: HookContext, event: HookEvent, adapter: AgentA
   const taskFiles: Record<string, string> = {
     'checkpoint.json': encodeJson({ session_id: event.sessionId, tool_use_id: toolUseId, agent_id: event.subagentId ?? '', final }),
   };
-  if (subPath && event.subagentId) taskFiles[`agent-${event.subagentId}.jsonl`] = readFileSync(subPath, 'utf8');
+  if (subText !== null && event.subagentId) taskFiles[`agent-${event.subagentId}.jsonl`] = subText;
   const base = state ? (await migrateIfMoved(ctx, state)).base_commit || ctx.head! : ctx.head!;
   const res = await writeShadowStep(ctx.repo, {
     baseCommit: base,

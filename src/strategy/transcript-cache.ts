@@ -5,11 +5,11 @@
  * (redacted) prompts seen so far; each hook reads only what was appended.
  * A transcript that shrank or was replaced invalidates everything.
  */
-import { openSync, readSync, closeSync, fstatSync } from 'node:fs';
-import { join } from 'node:path';
+import { readSync, closeSync } from 'node:fs';
+import { openTranscript } from '../trust/transcript-file.js';
 import type { AgentAdapter, TranscriptAnalysis, TranscriptCursor } from '../agents/types.js';
 import type { BlobRef } from '../store/content.js';
-import { readScratch, writeScratch, tmpDir } from './scratch.js';
+import { readScratch, writeScratch } from './scratch.js';
 import { validateSessionId } from '../session/state.js';
 import { sha1Hex } from '../git/checksums.js';
 
@@ -36,20 +36,22 @@ export interface ShadowChunk {
 
 const MAX_CURSORS = 64;
 
-function cachePath(root: string, sid: string): string {
+function cacheName(sid: string): string {
   validateSessionId(sid);
-  return join(tmpDir(root), `transcript-${sid}.json`);
+  return `transcript-${sid}.json`;
 }
 
 function headHash(path: string): { hash: string; size: number } | null {
   let fd: number;
+  let size: number;
   try {
-    fd = openSync(path, 'r');
+    const o = openTranscript(path);
+    if (!o) return null;
+    ({ fd, size } = o);
   } catch {
     return null;
   }
   try {
-    const size = fstatSync(fd).size;
     const buf = Buffer.alloc(Math.min(4096, size));
     readSync(fd, buf, 0, buf.length, 0);
     // an identity check, not a security one: the wasm SHA-1 spares loading node:crypto
@@ -66,7 +68,7 @@ export class TranscriptCache {
   private dirty = false;
 
   private constructor(
-    private readonly file: string,
+    private readonly file: { root: string; name: string },
     readonly adapter: AgentAdapter,
     readonly path: string,
     data: CacheFile,
@@ -76,10 +78,10 @@ export class TranscriptCache {
 
   /** Open the cache of a session's transcript (never throws; a bad cache starts empty). */
   static open(root: string, sid: string, adapter: AgentAdapter, path: string): TranscriptCache {
-    const file = cachePath(root, sid);
+    const file = { root, name: cacheName(sid) };
     const fresh = (h: string): CacheFile => ({ version: 1, path, head: h, cursors: [], prompts: [], promptsCursor: null });
     const hh = headHash(path);
-    const stored = readScratch<CacheFile>(file);
+    const stored = readScratch<CacheFile>(root, file.name);
     let data: CacheFile;
     if (
       stored &&
@@ -215,7 +217,7 @@ export class TranscriptCache {
   save(): void {
     if (!this.dirty) return;
     try {
-      writeScratch(this.file, this.data);
+      writeScratch(this.file.root, this.file.name, this.data);
       this.dirty = false;
     } catch {
       /* a cache only */

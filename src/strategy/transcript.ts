@@ -3,9 +3,8 @@
  * analyses from an offset, and the whole transcript redacted (incrementally
  * for append-only JSONL, so later turns cost only their new bytes).
  */
-import { readFileSync, statSync } from 'node:fs';
 import { readFileRange } from '../fs-read.js';
-import { relative, isAbsolute, join } from 'node:path';
+import { relative, isAbsolute } from 'node:path';
 import { getAgent, agentByDisplayName, DEFAULT_AGENT } from '../agents/registry.js';
 import type { AgentAdapter, AgentKey, TranscriptAnalysis } from '../agents/types.js';
 import { homeDir } from '../agents/paths.js';
@@ -13,7 +12,8 @@ import { PreRedacted } from '../store/content.js';
 import { MAX_CHUNK_BYTES, lineGroupRanges } from '../checkpoint/chunks.js';
 import { EntireError } from '../errors.js';
 import type { SessionState } from '../session/state.js';
-import { tmpDir } from './scratch.js';
+import { safeTmpDir } from './scratch.js';
+import { readTranscriptFile, transcriptOpens, transcriptPathProblem } from '../trust/transcript-file.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { onExit } from '../exit-tasks.js';
 import { crypto } from '../builtins.js';
@@ -24,13 +24,16 @@ export async function adapterFor(state: Pick<SessionState, 'agent_type'> | null,
   return getAgent(info?.key ?? fallback);
 }
 
-export function readableTranscript(path: string | undefined): boolean {
+/**
+ * Whether a session's transcript may be read (SPEC-2 §A.5): inside the
+ * agent's transcript root and opening as a regular file within the size
+ * cap. Every flow asks this before reading; the readers then open it only
+ * through src/trust/transcript-file.ts.
+ */
+export function readableTranscript(adapter: AgentAdapter, path: string | undefined): boolean {
   if (!path) return false;
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
+  if (transcriptPathProblem(path, adapter.transcriptRoot()) !== null) return false;
+  return transcriptOpens(path);
 }
 
 const caches = new Map<string, TranscriptCache>();
@@ -62,19 +65,19 @@ export interface Owner {
 
 /** Analysis from `from` (line / message index); null when the file is missing or unreadable. */
 export function analyze(adapter: AgentAdapter, path: string | undefined, from: number, owner: Owner): TranscriptAnalysis | null {
-  if (!readableTranscript(path)) return null;
+  if (!readableTranscript(adapter, path)) return null;
   return transcriptCache(owner.root, owner.sessionId, adapter, path!).analyze(from);
 }
 
 /** Current position and last identifier of a transcript (0/"" when missing). */
 export function positionOf(adapter: AgentAdapter, path: string | undefined, owner: Owner): { position: number; lastIdentifier: string } {
-  if (!readableTranscript(path)) return { position: 0, lastIdentifier: '' };
+  if (!readableTranscript(adapter, path)) return { position: 0, lastIdentifier: '' };
   return transcriptCache(owner.root, owner.sessionId, adapter, path!).position();
 }
 
 /** Every prompt of the transcript, redacted ([] when missing). */
 export async function promptsOf(adapter: AgentAdapter, path: string | undefined, owner: Owner): Promise<string[]> {
-  if (!readableTranscript(path)) return [];
+  if (!readableTranscript(adapter, path)) return [];
   return transcriptCache(owner.root, owner.sessionId, adapter, path!).prompts();
 }
 
@@ -85,13 +88,13 @@ export async function promptsOf(adapter: AgentAdapter, path: string | undefined,
  * refers to it and the text is read only if a caller needs it.
  */
 export async function redactedTranscript(root: string, sessionId: string, adapter: AgentAdapter, path: string): Promise<PreRedacted> {
-  if (!readableTranscript(path)) {
+  if (!readableTranscript(adapter, path)) {
     throw new EntireError('TRANSCRIPT_UNREADABLE', `transcript ${path} is missing or not a file`);
   }
   try {
     if (adapter.transcriptFormat === 'jsonl') {
       const inc = await import('../redact/incremental.js');
-      const u = await inc.updateRedactionCache({ sourcePath: path, cacheDir: join(tmpDir(root), 'redact'), key: sessionId });
+      const u = await inc.updateRedactionCache({ sourcePath: path, cacheDir: safeTmpDir(root, 'redact'), key: sessionId });
       const load = async (): Promise<string> => {
         if (!u.cached) return u.appended + u.tail;
         const buf = readFileRange(u.outputPath, 0, u.outputBytes);
@@ -102,7 +105,7 @@ export async function redactedTranscript(root: string, sessionId: string, adapte
       return PreRedacted.fromRedactor(await load());
     }
     const redact = await import('../redact/index.js');
-    return PreRedacted.fromRedactor(redact.redactTranscript(readFileSync(path, 'utf8'), adapter.transcriptFormat));
+    return PreRedacted.fromRedactor(redact.redactTranscript((readTranscriptFile(path) ?? Buffer.alloc(0)).toString('utf8'), adapter.transcriptFormat));
   } catch (e) {
     if (e instanceof EntireError) throw e;
     throw new EntireError('TRANSCRIPT_UNREADABLE', `cannot read transcript ${path}`, { cause: e });
@@ -153,9 +156,9 @@ export async function shadowTranscript(
   path: string,
   objectFormat: 'sha1' | 'sha256',
 ): Promise<ShadowTranscript | null> {
-  if (adapter.transcriptFormat !== 'jsonl' || !readableTranscript(path)) return null;
+  if (adapter.transcriptFormat !== 'jsonl' || !readableTranscript(adapter, path)) return null;
   const inc = await import('../redact/incremental.js');
-  const u = await inc.updateRedactionCache({ sourcePath: path, cacheDir: join(tmpDir(root), 'redact'), key: sessionId });
+  const u = await inc.updateRedactionCache({ sourcePath: path, cacheDir: safeTmpDir(root, 'redact'), key: sessionId });
   if (!u.cached) return null;
   const cache = transcriptCache(root, sessionId, adapter, path);
   if (u.rebuilt) cache.setShadowChunks([]);

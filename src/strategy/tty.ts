@@ -3,6 +3,7 @@
  * `-m`/`-F` commit. `ENTIRE_TEST_TTY=1|0` fakes the terminal in tests.
  */
 import { openSync, writeSync, closeSync, createReadStream } from 'node:fs';
+import { termSafe } from '../trust/terminal.js';
 
 export const TTY_TIMEOUT_MS = 60_000;
 
@@ -18,7 +19,7 @@ export async function askLink(makeQuestion: () => Promise<string>, env: NodeJS.P
   const forced = env['ENTIRE_TEST_TTY'];
   if (forced === '0') return 'no-tty';
   if (forced === '1') {
-    process.stderr.write((await makeQuestion()) + '\n');
+    process.stderr.write(termSafe(await makeQuestion()) + '\n');
     return interpret(env['ENTIRE_TEST_TTY_ANSWER'] ?? 'y');
   }
   let fd: number;
@@ -29,7 +30,8 @@ export async function askLink(makeQuestion: () => Promise<string>, env: NodeJS.P
   }
   let question: string;
   try {
-    question = await makeQuestion();
+    // the question quotes the session's last prompt: sanitised (SPEC-2 §A.8)
+    question = termSafe(await makeQuestion());
   } catch {
     question = 'Link this commit to the agent session context? [Y/n] ';
   }

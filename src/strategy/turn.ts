@@ -16,7 +16,7 @@ import { CLI_VERSION } from '../version.js';
 import { writeShadowStep } from '../store/shadow.js';
 import { ensureMetadataBranch } from '../store/branch.js';
 import { intentPath } from './intent.js';
-import { readPrePrompt, writeScratch, prePromptPath, removeScratch, type PrePrompt } from './scratch.js';
+import { readPrePrompt, writeScratch, prePromptName, removeScratch, type PrePrompt } from './scratch.js';
 import { viewWorkTree, turnCandidates, filesTouched } from './worktree.js';
 import { analyze, positionOf, promptsOf, redactedTranscript, noteStoredTranscript, shadowTranscript } from './transcript.js';
 import { retryPending } from './pending.js';
@@ -36,6 +36,11 @@ export function newTurnId(): string {
 
 async function redactOne(s: string): Promise<string> {
   return (await import('../redact/index.js')).redactString(s);
+}
+
+/** Logs (once per hook) why an agent-named transcript path was not used (SPEC-2 §A.5). */
+function refusedPath(ctx: HookContext): (why: string) => void {
+  return (why) => ctx.log.warn('transcript path refused', { error: why });
 }
 
 function freshState(ctx: HookContext, event: HookEvent, adapter: AgentAdapter, transcriptPath: string): SessionState {
@@ -147,7 +152,7 @@ async function recoverInterruptedCommit(ctx: HookContext): Promise<void> {
 }
 
 export async function turnStart(ctx: HookContext, event: HookEvent, adapter: AgentAdapter): Promise<void> {
-  const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath);
+  const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath, refusedPath(ctx));
   await recoverInterruptedCommit(ctx);
   const view = ctx.head ? await viewWorkTree(ctx.repo) : null;
   let pre: PrePrompt | null = null;
@@ -192,7 +197,7 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
   fault('turn-start-after-save');
   // the snapshot replaces the interrupted turn's only once that turn is saved:
   // written earlier, a crash before the save would hide the turn's changes
-  if (pre) writeScratch(prePromptPath(ctx.repo.root, event.sessionId), pre);
+  if (pre) writeScratch(ctx.repo.root, prePromptName(event.sessionId), pre);
   fault('turn-start-after-pre-prompt');
   if (ctx.head) {
     await ensureMetadataBranch(ctx.repo).catch((e) => ctx.log.warn('cannot create the metadata branch', { error: e }));
@@ -217,9 +222,9 @@ async function reinstallHooksIfMissing(ctx: HookContext): Promise<void> {
 // --------------------------------------------------------------------- turn end
 
 export async function turnEnd(ctx: HookContext, event: HookEvent, adapter: AgentAdapter, startedAt: number): Promise<{ skippedNoCommits: boolean }> {
-  const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath);
+  const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath, refusedPath(ctx));
   // 1. wait (outside the lock) for the agent to flush the transcript
-  await adapter.waitForTranscriptFlush(transcriptPath, { startedAt }).catch(() => undefined);
+  if (transcriptPath) await adapter.waitForTranscriptFlush(transcriptPath, { startedAt }).catch(() => undefined);
   mark('stop: flushed');
   await recoverInterruptedCommit(ctx);
   let skipped = false;
@@ -254,7 +259,7 @@ export async function turnEnd(ctx: HookContext, event: HookEvent, adapter: Agent
     return state;
   });
   fault('stop-after-save');
-  removeScratch(prePromptPath(ctx.repo.root, event.sessionId));
+  removeScratch(ctx.repo.root, prePromptName(event.sessionId));
   await mergeSmallPacksQuietly(ctx);
   return { skippedNoCommits: skipped };
 }
@@ -293,7 +298,6 @@ export async function sessionStart(ctx: HookContext, event: HookEvent): Promise<
   try {
     await pruneSessions(ctx.repo.commonDir, ctx.now(), {
       isShadowBranchPresent: async (name: string) => (await readRef(ctx.repo, `refs/heads/${name}`)) !== null,
-      prePromptPath: (st) => (st.worktree_path ? prePromptPath(st.worktree_path, st.session_id) : undefined),
     });
   } catch (e) {
     ctx.log.warn('pruning failed', { error: e });

@@ -33,7 +33,7 @@ describe('registry', () => {
     expect(a.key).toBe(key);
     expect(a.displayName).toBe(name);
     expect(a.transcriptFormat).toBe(format);
-    expect(a.resumeCommand('s1')).toBe(resume);
+    expect(a.resumeArgv('s1').join(' ')).toBe(resume);
     expect(agentByDisplayName(name)?.key).toBe(key);
     expect(agentInfo(key).displayName).toBe(name);
   });
@@ -59,7 +59,7 @@ describe('registry', () => {
 });
 
 describe('transcript locations', () => {
-  it('Claude: ~/.claude/projects/<root with non-alphanumerics as "-">/<sid>.jsonl; stdin path preferred; env override', async () => {
+  it('Claude: ~/.claude/projects/<root with non-alphanumerics as "-">/<sid>.jsonl; a stdin path inside the root preferred; env override', async () => {
     const home = tempDir();
     process.env['HOME'] = home;
     delete process.env['ENTIRE_TEST_CLAUDE_PROJECT_DIR'];
@@ -67,7 +67,16 @@ describe('transcript locations', () => {
     const expected = join(home, '.claude', 'projects', '-home-dev-projects-acme-api', 'sid-1.jsonl');
     expect(claude.restorePath('/home/dev/projects/acme-api', 'sid-1')).toBe(expected);
     expect(claude.resolveTranscriptPath('/home/dev/projects/acme-api', 'sid-1')).toBe(expected);
-    expect(claude.resolveTranscriptPath('/home/dev/projects/acme-api', 'sid-1', '/given/t.jsonl')).toBe('/given/t.jsonl');
+    // SPEC-2 §A.5: a stdin path is used only inside the agent's transcript root
+    const inside = join(home, '.claude', 'projects', 'elsewhere', 't.jsonl');
+    expect(claude.resolveTranscriptPath('/home/dev/projects/acme-api', 'sid-1', inside)).toBe(inside);
+    const why: string[] = [];
+    expect(claude.resolveTranscriptPath('/home/dev/projects/acme-api', 'sid-1', '/given/t.jsonl', (w) => why.push(w))).toBe(expected);
+    expect(claude.resolveTranscriptPath('/home/dev/projects/acme-api', 'sid-1', '.bashrc', (w) => why.push(w))).toBe(expected);
+    expect(why).toEqual([expect.stringContaining('outside'), 'transcript path is not absolute']);
+    process.env['CLAUDE_CONFIG_DIR'] = join(home, 'cfg');
+    expect(claude.restorePath('/x', 'sid-3')).toBe(join(home, 'cfg', 'projects', '-x', 'sid-3.jsonl'));
+    delete process.env['CLAUDE_CONFIG_DIR'];
     process.env['ENTIRE_TEST_CLAUDE_PROJECT_DIR'] = '/override';
     expect(claude.restorePath('/x', 'sid-2')).toBe('/override/sid-2.jsonl');
   });
@@ -84,7 +93,9 @@ describe('transcript locations', () => {
     writeFileSync(join(dir, 'session-2026-02-14T08-40-5b2e9d41.json'), '{}');
     writeFileSync(join(dir, 'session-2026-02-15T08-40-aaaaaaaa.json'), '{}');
     expect(gemini.resolveTranscriptPath('/r', sid)).toBe(join(dir, 'session-2026-02-14T08-40-5b2e9d41.json'));
-    expect(gemini.resolveTranscriptPath('/r', sid, '/t.json')).toBe('/t.json');
+    expect(gemini.resolveTranscriptPath('/r', sid, join(dir, 't.json'))).toBe(join(dir, 't.json'));
+    // outside the root: the computed path instead
+    expect(gemini.resolveTranscriptPath('/r', sid, '/t.json')).toBe(join(dir, 'session-2026-02-14T08-40-5b2e9d41.json'));
   });
 
   it('sanitises every non-alphanumeric character', () => {

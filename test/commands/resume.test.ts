@@ -3,7 +3,7 @@
  * git and a scripted Claude session.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeRepo, cleanupAll, type TempRepo } from '../helpers/repo.js';
 import { FakeClaude } from '../helpers/agent.js';
@@ -48,19 +48,32 @@ describe('resume', () => {
     expect(out.slice(-2)).toEqual(['To continue this session, run:', `  claude -r ${agent.sessionId}`]);
   });
 
-  it('keeps a local transcript with at least as many lines unless --force', () => {
+  it('never replaces a differing local transcript without --force (SPEC-2 §A.10); with it, keeps a backup', () => {
     const { r, agent } = sessionOnFeature();
     appendFileSync(agent.transcriptPath, JSON.stringify({ type: 'user', uuid: 'x', message: { role: 'user', content: 'LOCAL-ONLY' } }) + '\n');
     const local = readFileSync(agent.transcriptPath, 'utf8');
     const res = r.entire(['resume', 'feature']);
     expect(res.status, res.stderr).toBe(0);
-    expect(res.stdout).toContain(`Kept local transcript ${agent.transcriptPath}`);
+    expect(res.stdout).toContain(`Kept ${agent.transcriptPath} (differs; --force overwrites)`);
     expect(readFileSync(agent.transcriptPath, 'utf8')).toBe(local);
     expect(res.stdout).toContain(`  claude -r ${agent.sessionId}`);
 
+    // a shorter local file is not replaced either (the v1 line-count rule is gone)
+    r.git(['checkout', '-q', 'main']);
+    writeFileSync(agent.transcriptPath, '{}\n');
+    expect(r.entire(['resume', 'feature']).stdout).toContain('(differs; --force overwrites)');
+    expect(readFileSync(agent.transcriptPath, 'utf8')).toBe('{}\n');
+
     const forced = r.entire(['resume', 'feature', '--force']);
     expect(forced.status, forced.stderr).toBe(0);
-    expect(readFileSync(agent.transcriptPath, 'utf8')).not.toContain('LOCAL-ONLY');
+    expect(readFileSync(agent.transcriptPath, 'utf8')).toContain('build the feature');
+    const bak = /previous file kept as (\S+\.entire-bak-\d{14})\)/.exec(forced.stdout)?.[1];
+    expect(bak, forced.stdout).toBeDefined();
+    expect(readFileSync(bak!, 'utf8')).toBe('{}\n');
+    expect(statSync(bak!).mode & 0o777).toBe(0o600);
+    // the same bytes again: nothing to replace, no new backup
+    const again = r.entire(['resume', 'feature']);
+    expect(again.stdout).toContain('is already at');
   });
 
   it('a branch without checkpoints: says so, exit 0, and is checked out', () => {

@@ -115,9 +115,15 @@ describe('rewind --to', () => {
     const indexBefore = r.git(['ls-files', '-s']);
     const step1 = list(r).find((p) => p.message === 'Create a.txt')!;
 
+    const before = readFileSync(agent.transcriptPath, 'utf8');
     const res = r.entire(['rewind', '--to', step1.id.slice(0, 7), '--force']);
     expect(res.status, res.stderr).toBe(0);
-    expect(res.stdout.trim()).toBe(`Rewound to ${step1.id.slice(0, 7)}. To continue: claude -r ${agent.sessionId}`);
+    const out = res.stdout.trim().split('\n');
+    // the longer transcript it replaced is kept aside (SPEC-2 §A.10)
+    const bak = `${agent.transcriptPath}.entire-bak-`;
+    expect(out[0]).toContain(`(previous file kept as ${bak}`);
+    expect(readFileSync(/kept as (\S+)\)/.exec(out[0]!)![1]!, 'utf8')).toBe(before);
+    expect(out[1]).toBe(`Rewound to ${step1.id.slice(0, 7)}. To continue: claude -r ${agent.sessionId}`);
     expect(readFileSync(join(r.dir, 'a.txt'), 'utf8')).toBe('v1\n');
     expect(existsSync(join(r.dir, 'sub', 'b.txt'))).toBe(false);
     expect(existsSync(join(r.dir, 'sub'))).toBe(false);

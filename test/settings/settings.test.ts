@@ -98,21 +98,21 @@ describe('loading and merging', () => {
 describe('saving', () => {
   it('a fresh settings.json is byte-exact (SPEC §8.1)', () => {
     const r = tempDir();
-    const res = saveSettings(projectSettingsPath(r), { strategy: 'manual-commit', enabled: true });
+    const res = saveSettings(r, projectSettingsPath(r), { strategy: 'manual-commit', enabled: true });
     expect(res.changed).toBe(true);
     expect(readFileSync(projectSettingsPath(r), 'utf8')).toBe('{\n  "strategy": "manual-commit",\n  "enabled": true\n}\n');
-    expect(saveSettings(projectSettingsPath(r), { strategy: 'manual-commit', enabled: true }).changed).toBe(false);
+    expect(saveSettings(r, projectSettingsPath(r), { strategy: 'manual-commit', enabled: true }).changed).toBe(false);
   });
 
   it('disable creates settings.local.json = {"enabled": false}', () => {
     const r = tempDir();
-    saveSettings(localSettingsPath(r), { enabled: false });
+    saveSettings(r, localSettingsPath(r), { enabled: false });
     expect(readFileSync(localSettingsPath(r), 'utf8')).toBe('{\n  "enabled": false\n}\n');
   });
 
   it('keeps the file’s own keys (unknown ones too) in order, changes in place, appends new keys in SPEC order', () => {
     const r = root({ project: '{"telemetry":true,"zz":{"a":1},"enabled":true}' });
-    saveSettings(projectSettingsPath(r), { enabled: false, log_level: 'warn', strategy: 'manual-commit' });
+    saveSettings(r, projectSettingsPath(r), { enabled: false, log_level: 'warn', strategy: 'manual-commit' });
     expect(readFileSync(projectSettingsPath(r), 'utf8')).toBe(
       '{\n  "telemetry": true,\n  "zz": {\n    "a": 1\n  },\n  "enabled": false,\n  "strategy": "manual-commit",\n  "log_level": "warn"\n}\n',
     );
@@ -120,19 +120,19 @@ describe('saving', () => {
 
   it('merges strategy_options and removes keys given as undefined', () => {
     const r = root({ project: '{"strategy":"manual-commit","enabled":true,"strategy_options":{"summarize":{"enabled":true}}}' });
-    saveSettings(projectSettingsPath(r), { strategy_options: { push_sessions: false } });
+    saveSettings(r, projectSettingsPath(r), { strategy_options: { push_sessions: false } });
     expect(JSON.parse(readFileSync(projectSettingsPath(r), 'utf8'))).toEqual({
       strategy: 'manual-commit',
       enabled: true,
       strategy_options: { summarize: { enabled: true }, push_sessions: false },
     });
-    saveSettings(projectSettingsPath(r), { enabled: undefined, strategy_options: { summarize: undefined, push_sessions: undefined } });
+    saveSettings(r, projectSettingsPath(r), { enabled: undefined, strategy_options: { summarize: undefined, push_sessions: undefined } });
     expect(readFileSync(projectSettingsPath(r), 'utf8')).toBe('{\n  "strategy": "manual-commit"\n}\n');
   });
 
   it('refuses to overwrite a broken file', () => {
     const r = root({ local: 'oops' });
-    expect(() => saveSettings(localSettingsPath(r), { enabled: false })).toThrow(/settings.local.json/);
+    expect(() => saveSettings(r, localSettingsPath(r), { enabled: false })).toThrow(/settings.local.json/);
     expect(readFileSync(localSettingsPath(r), 'utf8')).toBe('oops');
   });
 });

@@ -84,7 +84,7 @@ export function installClaudeHooks(repoRoot: string, options: HookInstallOptions
   const deny = arrayAt(permissions, 'deny', path);
   if (!deny.includes(METADATA_DENY_RULE)) deny.push(METADATA_DENY_RULE);
 
-  const changed = saveSettingsIfChanged(path, before, data);
+  const changed = saveSettingsIfChanged(repoRoot, path, before, data);
   return { file, path, changed };
 }
 
@@ -108,7 +108,7 @@ export function uninstallClaudeHooks(repoRoot: string): HookUninstallResult {
         if (Object.keys(permissions).length === 0) delete data['permissions'];
       }
     }
-    if (saveSettingsIfChanged(path, before, data)) files.push(file);
+    if (saveSettingsIfChanged(repoRoot, path, before, data)) files.push(file);
   }
   return { files, changed: files.length > 0 };
 }

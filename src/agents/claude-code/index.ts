@@ -4,7 +4,8 @@ import { parseHookInput } from '../hook-input.js';
 import { HOOK_VERBS } from '../hook-verbs.js';
 import type { AgentAdapter } from '../types.js';
 import { claudeHooksInstalled, installClaudeHooks, uninstallClaudeHooks } from './hooks.js';
-import { analyzeClaudeFile, analyzeClaudeJsonl, claudeFilePosition, claudeTranscriptPath } from './transcript.js';
+import { analyzeClaudeFile, analyzeClaudeJsonl, claudeFilePosition, claudeTranscriptPath, claudeTranscriptRoot } from './transcript.js';
+import { chooseTranscriptPath } from '../../trust/transcript-file.js';
 
 export const claudeCodeAgent: AgentAdapter = {
   key: 'claude-code',
@@ -27,10 +28,11 @@ export const claudeCodeAgent: AgentAdapter = {
   transcriptPosition: claudeFilePosition,
   waitForTranscriptFlush: (path, options) => waitForTranscriptFlush(path, { ...options, mode: 'claude' }),
 
-  resolveTranscriptPath: (repoRoot, sessionId, stdinPath) =>
-    stdinPath !== undefined && stdinPath !== '' ? stdinPath : claudeTranscriptPath(repoRoot, sessionId),
+  transcriptRoot: claudeTranscriptRoot,
+  resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>
+    chooseTranscriptPath(stdinPath, () => claudeTranscriptPath(repoRoot, sessionId), claudeTranscriptRoot(), refused),
   restorePath: claudeTranscriptPath,
-  resumeCommand: (sessionId) => `claude -r ${sessionId}`,
+  resumeArgv: (sessionId) => ['claude', '-r', sessionId],
 };
 
 export * from './hooks.js';

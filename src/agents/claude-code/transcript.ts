@@ -103,11 +103,21 @@ export function claudeFilePosition(path: string, cursor?: TranscriptCursor): Tra
   return jsonlFilePosition(path, CLAUDE_DIALECT, cursor);
 }
 
+/**
+ * Where Claude Code keeps transcripts (SPEC-2 §A.5): `${CLAUDE_CONFIG_DIR:-~/.claude}/projects`
+ * (override: ENTIRE_TEST_CLAUDE_PROJECT_DIR, which names the project dir itself).
+ */
+export function claudeTranscriptRoot(): string {
+  const override = process.env['ENTIRE_TEST_CLAUDE_PROJECT_DIR'];
+  if (override) return override;
+  return join(process.env['CLAUDE_CONFIG_DIR'] || join(homeDir(), '.claude'), 'projects');
+}
+
 /** `~/.claude/projects/<abs root, non-alphanumerics → '-'>` (override: ENTIRE_TEST_CLAUDE_PROJECT_DIR). */
 export function claudeProjectDir(repoRoot: string): string {
   const override = process.env['ENTIRE_TEST_CLAUDE_PROJECT_DIR'];
   if (override) return override;
-  return join(homeDir(), '.claude', 'projects', sanitizePathForDir(resolve(repoRoot)));
+  return join(claudeTranscriptRoot(), sanitizePathForDir(resolve(repoRoot)));
 }
 
 export function claudeTranscriptPath(repoRoot: string, sessionId: string): string {

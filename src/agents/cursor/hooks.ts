@@ -60,7 +60,7 @@ export function installCursorHooks(repoRoot: string, options: HookInstallOptions
     const command = cursorCommand(h.verb);
     if (!list.some((e) => commandOf(e) === command)) list.push({ command });
   }
-  const changed = saveSettingsIfChanged(path, before, data);
+  const changed = saveSettingsIfChanged(repoRoot, path, before, data);
   return { file, path, changed };
 }
 
@@ -72,7 +72,7 @@ export function uninstallCursorHooks(repoRoot: string): HookUninstallResult {
   const data = cloneJson(before.data);
   const hooks = data['hooks'];
   if (isObject(hooks)) removeOurs(hooks);
-  const changed = saveSettingsIfChanged(path, before, data);
+  const changed = saveSettingsIfChanged(repoRoot, path, before, data);
   return { files: changed ? [file] : [], changed };
 }
 

@@ -4,7 +4,8 @@ import { parseHookInput } from '../hook-input.js';
 import { HOOK_VERBS } from '../hook-verbs.js';
 import type { AgentAdapter } from '../types.js';
 import { cursorHooksInstalled, installCursorHooks, uninstallCursorHooks } from './hooks.js';
-import { analyzeCursorFile, analyzeCursorJsonl, cursorFilePosition, cursorTranscriptPath } from './transcript.js';
+import { analyzeCursorFile, analyzeCursorJsonl, cursorFilePosition, cursorTranscriptPath, cursorTranscriptRoot } from './transcript.js';
+import { chooseTranscriptPath } from '../../trust/transcript-file.js';
 
 export const cursorAgent: AgentAdapter = {
   key: 'cursor',
@@ -28,10 +29,11 @@ export const cursorAgent: AgentAdapter = {
   // No sentinel line: wait for the size to settle.
   waitForTranscriptFlush: (path, options) => waitForTranscriptFlush(path, { ...options, mode: 'jsonl' }),
 
-  resolveTranscriptPath: (repoRoot, sessionId, stdinPath) =>
-    stdinPath !== undefined && stdinPath !== '' ? stdinPath : cursorTranscriptPath(repoRoot, sessionId),
+  transcriptRoot: cursorTranscriptRoot,
+  resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>
+    chooseTranscriptPath(stdinPath, () => cursorTranscriptPath(repoRoot, sessionId), cursorTranscriptRoot(), refused),
   restorePath: (repoRoot, sessionId) => cursorTranscriptPath(repoRoot, sessionId),
-  resumeCommand: (sessionId) => `cursor-agent --resume ${sessionId}`,
+  resumeArgv: (sessionId) => ['cursor-agent', '--resume', sessionId],
 };
 
 export * from './hooks.js';

@@ -33,6 +33,11 @@ export function cursorFilePosition(path: string, cursor?: TranscriptCursor): Tra
   return jsonlFilePosition(path, CURSOR_DIALECT, cursor);
 }
 
+/** Where Cursor keeps transcripts (SPEC-2 §A.5): `~/.cursor/projects` (override: ENTIRE_TEST_CURSOR_PROJECT_DIR). */
+export function cursorTranscriptRoot(): string {
+  return process.env['ENTIRE_TEST_CURSOR_PROJECT_DIR'] || join(homeDir(), '.cursor', 'projects');
+}
+
 /** The agent-transcripts directory (override: ENTIRE_TEST_CURSOR_PROJECT_DIR). */
 export function cursorTranscriptDir(repoRoot: string): string {
   const override = process.env['ENTIRE_TEST_CURSOR_PROJECT_DIR'];

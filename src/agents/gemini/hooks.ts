@@ -60,7 +60,7 @@ export function installGeminiHooks(repoRoot: string, options: HookInstallOptions
     addEntry(groups, h.matcher, { name: h.name, type: 'command', command }, false);
   }
 
-  const changed = saveSettingsIfChanged(path, before, data);
+  const changed = saveSettingsIfChanged(repoRoot, path, before, data);
   return { file, path, changed };
 }
 
@@ -77,7 +77,7 @@ export function uninstallGeminiHooks(repoRoot: string): HookUninstallResult {
     const hc = data['hooksConfig'];
     if (isObject(hc) && Object.keys(hc).length === 1 && hc['enabled'] === true) delete data['hooksConfig'];
   }
-  const changed = saveSettingsIfChanged(path, before, data);
+  const changed = saveSettingsIfChanged(repoRoot, path, before, data);
   return { files: changed ? [file] : [], changed };
 }
 

@@ -6,7 +6,8 @@ import { parseHookInput } from '../hook-input.js';
 import { HOOK_VERBS } from '../hook-verbs.js';
 import type { AgentAdapter } from '../types.js';
 import { geminiHooksInstalled, installGeminiHooks, uninstallGeminiHooks } from './hooks.js';
-import { analyzeGeminiFile, analyzeGeminiJson, geminiChatsDir, geminiFilePosition, geminiRestorePath } from './transcript.js';
+import { analyzeGeminiFile, analyzeGeminiJson, geminiChatsDir, geminiFilePosition, geminiRestorePath, geminiTranscriptRoot } from './transcript.js';
+import { chooseTranscriptPath } from '../../trust/transcript-file.js';
 
 /**
  * Without `transcript_path`: the newest `chats/session-*-<sid[0:8]>.json`
@@ -44,10 +45,11 @@ export const geminiAgent: AgentAdapter = {
   transcriptPosition: (path) => geminiFilePosition(path),
   waitForTranscriptFlush: (path, options) => waitForTranscriptFlush(path, { ...options, mode: 'json' }),
 
-  resolveTranscriptPath: (repoRoot, sessionId, stdinPath) =>
-    stdinPath !== undefined && stdinPath !== '' ? stdinPath : findGeminiTranscript(repoRoot, sessionId),
+  transcriptRoot: geminiTranscriptRoot,
+  resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>
+    chooseTranscriptPath(stdinPath, () => findGeminiTranscript(repoRoot, sessionId), geminiTranscriptRoot(), refused),
   restorePath: geminiRestorePath,
-  resumeCommand: (sessionId) => `gemini --resume ${sessionId}`,
+  resumeArgv: (sessionId) => ['gemini', '--resume', sessionId],
 };
 
 export * from './hooks.js';

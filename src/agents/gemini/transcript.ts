@@ -4,7 +4,7 @@
  * `type` is `user|gemini|info|error`, `content` a string or `[{text}]`.
  * Offsets are message indexes.
  */
-import { readFileSync } from 'node:fs';
+import { readTranscriptFile } from '../../trust/transcript-file.js';
 import { dirname, join, resolve } from 'node:path';
 import { EntireError } from '../../errors.js';
 import { emptyAnalysis } from '../jsonl.js';
@@ -112,8 +112,10 @@ export function analyzeGeminiJson(text: string, options: { from?: number } = {})
 
 function readText(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    const buf = readTranscriptFile(path);
+    return buf === null ? undefined : buf.toString('utf8');
   } catch (e) {
+    if (e instanceof EntireError) throw e;
     const code = (e as { code?: unknown }).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new EntireError('TRANSCRIPT_UNREADABLE', `cannot read transcript ${path}`, { cause: e, detail: { path } });
@@ -156,6 +158,11 @@ export function geminiProjectRoot(doc: Obj, paths: readonly string[]): string | 
     }
   }
   return undefined;
+}
+
+/** Where Gemini CLI keeps sessions (SPEC-2 §A.5): `~/.gemini/tmp` (override: ENTIRE_TEST_GEMINI_PROJECT_DIR). */
+export function geminiTranscriptRoot(): string {
+  return process.env['ENTIRE_TEST_GEMINI_PROJECT_DIR'] || join(homeDir(), '.gemini', 'tmp');
 }
 
 /** `~/.gemini/tmp/<projectHash>/chats` (override: ENTIRE_TEST_GEMINI_PROJECT_DIR). */

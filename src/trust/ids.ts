@@ -1,0 +1,94 @@
+/**
+ * SPEC-2 §A.2: the one validator per id kind. Every id read from untrusted
+ * or semi-trusted data (agent stdin, session states, checkpoint metadata,
+ * trailers, tree names, arguments) passes one of these before it names a
+ * file, a ref, a tree entry or a command.
+ *
+ * - session id: valid UTF-8, 1–128 bytes, no `/`, `\`, control character
+ *   (C0, DEL, C1), whitespace or format/bidi character, not `.`/`..`, no
+ *   leading `-`, not ending `.pending-<12 hex>` (the side-file suffix);
+ * - agent, subagent and tool-use id: `^[A-Za-z0-9_-]{1,128}$`;
+ * - checkpoint id: `^[0-9a-f]{12}$`.
+ *
+ * Plain loops rather than regular expressions: hooks call these on every run,
+ * and each distinct expression costs a compile in a cold process.
+ */
+import { isLowerHex } from '../hex.js';
+import { EntireError } from '../errors.js';
+
+export const MAX_ID_BYTES = 128;
+
+/** Checkpoint ID: exactly 12 lowercase hex characters. */
+export function isCheckpointId(s: unknown): s is string {
+  return typeof s === 'string' && s.length === 12 && isLowerHex(s);
+}
+
+/** Agent, subagent and tool-use ids: 1–128 of `[A-Za-z0-9_-]`. */
+export function isAgentId(s: unknown): boolean {
+  if (typeof s !== 'string' || s.length === 0 || s.length > MAX_ID_BYTES) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const ok = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Whitespace, controls, format/bidi characters and lone surrogates; only
+// reached for ids with a non-ASCII character (compiled on first such id).
+let nonAsciiBad: RegExp | undefined;
+function hasBadNonAscii(s: string): boolean {
+  nonAsciiBad ??= /[\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\p{Cs}\p{Co}\p{Cn}]/u;
+  return nonAsciiBad.test(s);
+}
+
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** `<anything>.pending-<12 hex>`: the name of a side file, never a session. */
+function endsWithSideSuffix(s: string): boolean {
+  const k = s.length - '.pending-'.length - 12;
+  return k >= 0 && s.startsWith('.pending-', k) && isLowerHex(s.slice(k + '.pending-'.length));
+}
+
+/** Why `sid` is not a valid session id, or null when it is. */
+export function sessionIdProblem(sid: unknown): string | null {
+  if (typeof sid !== 'string' || sid === '') return 'session id is empty';
+  if (sid.length > MAX_ID_BYTES * 2 || utf8Length(sid) > MAX_ID_BYTES) return 'session id is longer than 128 bytes';
+  if (sid === '.' || sid === '..') return `session id must not be "${sid}"`;
+  if (sid.charCodeAt(0) === 45) return 'session id must not start with "-"';
+  let ascii = true;
+  for (let i = 0; i < sid.length; i++) {
+    const c = sid.charCodeAt(i);
+    if (c === 47 || c === 92) return 'session id must not contain path separators';
+    if (c <= 0x20 || c === 0x7f) return 'session id must not contain control characters or whitespace';
+    if (c >= 0x80) ascii = false;
+  }
+  if (!ascii && hasBadNonAscii(sid)) return 'session id must not contain control, format or whitespace characters';
+  if (endsWithSideSuffix(sid)) return 'session id must not end in .pending-<checkpoint id>';
+  return null;
+}
+
+export function isSessionId(sid: unknown): sid is string {
+  return sessionIdProblem(sid) === null;
+}
+
+/** Throws EntireError('INVALID_SESSION_ID') unless `sid` is a valid session id. */
+export function validateSessionId(sid: unknown): asserts sid is string {
+  const problem = sessionIdProblem(sid);
+  if (problem !== null) {
+    const shown = typeof sid === 'string' ? JSON.stringify(sid.length > 140 ? sid.slice(0, 140) + '…' : sid) : typeof sid;
+    throw new EntireError('INVALID_SESSION_ID', `invalid session id ${shown}: ${problem}`);
+  }
+}
