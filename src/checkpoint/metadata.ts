@@ -4,6 +4,12 @@
  */
 import { encodeJson } from './json.js';
 import { isCheckpointId } from './id.js';
+import { isAgentId } from '../trust/ids.js';
+import { deeperThan, limitDepth } from './accept.js';
+
+function bounded(v: unknown): unknown {
+  return deeperThan(v) ? limitDepth(v) : v;
+}
 
 export interface TokenUsage {
   input_tokens: number;
@@ -205,7 +211,7 @@ export function decodeSessionMetadata(raw: unknown, dirId?: string): SessionMeta
   if (turn) m.turn_id = turn;
   if (o['is_task'] === true) m.is_task = true;
   const tool = str(o['tool_use_id']);
-  if (tool) m.tool_use_id = tool;
+  if (tool && isAgentId(tool)) m.tool_use_id = tool;
   const ident = str(o['transcript_identifier_at_start']) ?? str(o['transcript_uuid_at_start']);
   if (ident) m.transcript_identifier_at_start = ident;
   const start = num(o['checkpoint_transcript_start']);
@@ -215,13 +221,14 @@ export function decodeSessionMetadata(raw: unknown, dirId?: string): SessionMeta
   if (linesAt) m.transcript_lines_at_start = linesAt;
   const usage = parseUsage(o['token_usage']);
   if (usage) m.token_usage = usage;
-  if (o['summary'] !== undefined && o['summary'] !== null) m.summary = o['summary'];
-  if (o['initial_attribution'] !== undefined && o['initial_attribution'] !== null) m.initial_attribution = o['initial_attribution'];
+  // untrusted JSON is nested at most MAX_JSON_DEPTH deep once decoded (SPEC-2 §A.6)
+  if (o['summary'] !== undefined && o['summary'] !== null) m.summary = bounded(o['summary']);
+  if (o['initial_attribution'] !== undefined && o['initial_attribution'] !== null) m.initial_attribution = bounded(o['initial_attribution']);
   const tp = str(o['transcript_path']);
   if (tp) m.transcript_path = tp;
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) {
-    if (!(SESSION_KEYS as readonly string[]).includes(k) && !SESSION_LEGACY_KEYS.has(k)) extra[k] = v;
+    if (!(SESSION_KEYS as readonly string[]).includes(k) && !SESSION_LEGACY_KEYS.has(k)) extra[k] = bounded(v);
   }
   if (Object.keys(extra).length > 0) m.extra = extra;
   return m;

@@ -166,10 +166,12 @@ interface LoadedCheckpoint {
   sessions: SessionInfo[];
 }
 
-async function loadCheckpoint(repo: Repo, tip: string | null, id: string): Promise<LoadedCheckpoint | null> {
+async function loadCheckpoint(repo: Repo, tip: string | null, id: string, io: Io): Promise<LoadedCheckpoint | null> {
   if (!tip) return null;
   const cp = await readCheckpoint(repo, id);
   if (!cp) return null;
+  // slots that fail the checks are left out with one warning; the rest show (SPEC-2 §A.2)
+  if (cp.skipped.length > 0) io.err(`[entire] Warning: checkpoint ${id}: skipped ${cp.skipped.join('; ')}`);
   return { cp, sessions: await sessionInfos(repo, tip, cp) };
 }
 
@@ -260,7 +262,7 @@ async function explainList(repo: Repo, opts: ExplainOptions, io: Io): Promise<vo
       wanted.push({ id, row });
     }
   }
-  const loaded = await Promise.all(wanted.map(async (w) => ({ w, l: await tryLoad(io, w.id, () => loadCheckpoint(repo, tip, w.id)) })));
+  const loaded = await Promise.all(wanted.map(async (w) => ({ w, l: await tryLoad(io, w.id, () => loadCheckpoint(repo, tip, w.id, io)) })));
   const items: ListItemJson[] = [];
   for (const { w, l } of loaded) {
     // a trailer whose checkpoint is missing is `doctor`'s business (dangling-trailer)
@@ -381,7 +383,7 @@ async function explainCommit(repo: Repo, rev: string, opts: ExplainOptions, io: 
   const loaded: LoadedCheckpoint[] = [];
   const missing: string[] = [];
   for (const id of ids) {
-    const l = await loadCheckpoint(repo, tip, id);
+    const l = await loadCheckpoint(repo, tip, id, io);
     if (l) loaded.push(l);
     else missing.push(id);
   }
@@ -498,7 +500,7 @@ function plainUsage(u: TokenUsage | undefined): TokenUsage | null {
 async function explainCheckpoint(repo: Repo, q: string, opts: ExplainOptions, io: Io): Promise<void> {
   const id = await resolveCheckpointId(repo, q);
   const tip = await metadataTipForRead(repo);
-  const l = await loadCheckpoint(repo, tip, id);
+  const l = await loadCheckpoint(repo, tip, id, io);
   if (!l) throw new EntireError('CHECKPOINT_NOT_FOUND', `checkpoint not found: ${q}`);
   if (opts.rawTranscript) {
     await printRawTranscript(repo, l, opts.session, io);

@@ -62,6 +62,7 @@ export async function runResume(cwd: string, branch: string, opts: { force?: boo
     // one entry per session; a later checkpoint id of the same commit wins
     const sessions = new Map<string, { id: string; slot: number; agent: string | undefined }>();
     for (const v of found.views) {
+      if (v.skipped.length > 0) io.err(`[entire] Warning: checkpoint ${v.checkpointId}: skipped ${v.skipped.join('; ')}`);
       for (const s of v.sessions) sessions.set(s.metadata.session_id, { id: v.checkpointId, slot: s.slot, agent: s.metadata.agent });
     }
     const ask = async (q: string): Promise<boolean> => (await confirm(q)) === 'yes';

@@ -27,6 +27,8 @@ import { casWrite, ensureMetadataBranch, metadataTipForRead } from './branch.js'
 import { readBlob, readDir, readTreeByOid, subdirs, files as fileEntries } from './tree.js';
 import { PreRedacted, type TranscriptInput, type BlobRef } from './content.js';
 import type { TreeEntry } from '../git/objects.js';
+import { acceptedEntries } from '../checkpoint/accept.js';
+import { sessionIdProblem } from '../trust/ids.js';
 
 export interface SessionWrite {
   checkpointId: string;
@@ -96,9 +98,12 @@ async function redactedPrompts(prompts: string[], already = false): Promise<stri
 
 interface CheckpointDir {
   shard: string;
+  /** The checkpoint directory's entries the layout accepts (SPEC-2 §A.7). */
   entries: TreeEntry[];
   root: RootMetadata | null;
   slots: SlotInfo[];
+  /** Slots left out, and why (a session id failing SPEC-2 §A.2, metadata that is not an object). */
+  skipped: string[];
 }
 
 function parseJson(buf: Buffer, path: string): unknown {
@@ -111,30 +116,42 @@ function parseJson(buf: Buffer, path: string): unknown {
 
 async function loadCheckpointDir(repo: Repo, commit: string, id: string): Promise<CheckpointDir | null> {
   const shard = shardPath(id);
-  const entries = await readDir(repo, commit, shard);
-  if (!entries) return null;
+  const all = await readDir(repo, commit, shard);
+  if (!all) return null;
+  // whatever the branch holds (a teammate's data too), only the §2.3 layout is read (SPEC-2 §A.7)
+  const entries = acceptedEntries('checkpoint', all).kept;
   const rootBlob = entries.find((e) => e.name === 'metadata.json');
   let root: RootMetadata | null = null;
   if (rootBlob) {
     const data = await repo.objects.read(rootBlob.oid);
     if (data) root = decodeRootMetadata(parseJson(data.data, `${shard}/metadata.json`), id);
   }
-  const numeric = subdirs(entries)
-    .filter((e) => /^\d+$/.test(e.name))
-    .sort((a, b) => Number(a.name) - Number(b.name));
+  const numeric = subdirs(entries).sort((a, b) => Number(a.name) - Number(b.name));
+  const skipped: string[] = [];
   const slots = await Promise.all(
     numeric.map(async (e): Promise<SlotInfo | null> => {
       const list = await readTreeByOid(repo, e.oid);
       if (!list) return null;
-      const mdEntry = list.find((x) => x.name === 'metadata.json');
+      const mdEntry = list.find((x) => x.name === 'metadata.json' && x.mode === '100644');
       if (!mdEntry) return null;
       const md = await repo.objects.read(mdEntry.oid);
       if (!md) return null;
-      const metadata = decodeSessionMetadata(parseJson(md.data, `${shard}/${e.name}/metadata.json`), id);
-      return { slot: Number(e.name), sessionId: metadata.session_id, metadata, files: fileEntries(list).map((x) => x.name) };
+      const raw = parseJson(md.data, `${shard}/${e.name}/metadata.json`);
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+        skipped.push(`slot ${e.name}: metadata.json is not an object`);
+        return null;
+      }
+      const metadata = decodeSessionMetadata(raw, id);
+      const problem = sessionIdProblem(metadata.session_id);
+      if (problem !== null) {
+        skipped.push(`slot ${e.name}: ${problem}`);
+        return null;
+      }
+      const files = acceptedEntries('slot', fileEntries(list)).kept.map((x) => x.name);
+      return { slot: Number(e.name), sessionId: metadata.session_id, metadata, files };
     }),
   );
-  return { shard, entries, root, slots: slots.filter((s): s is SlotInfo => s !== null) };
+  return { shard, entries, root, slots: slots.filter((s): s is SlotInfo => s !== null), skipped };
 }
 
 // ------------------------------------------------------------------ writing
@@ -282,6 +299,8 @@ export interface CheckpointView {
   checkpointId: string;
   root: RootMetadata;
   sessions: CommittedSessionView[];
+  /** Slots a reader left out, and why (SPEC-2 §A.2: skip the record, warn once, show the rest). */
+  skipped: string[];
 }
 
 /**
@@ -295,7 +314,7 @@ async function sessionsOf(repo: Repo, commit: string, id: string, dir: Checkpoin
   const md = await readBlob(repo, commit, `${dir.shard}/metadata.json`);
   if (!md) return [];
   const metadata = decodeSessionMetadata(parseJson(md, `${dir.shard}/metadata.json`), id);
-  if (!metadata.session_id) return [];
+  if (sessionIdProblem(metadata.session_id) !== null) return [];
   return [{ slot: -1, metadata, files: fileEntries(dir.entries).map((e) => e.name) }];
 }
 
@@ -313,7 +332,7 @@ export async function readCheckpoint(repo: Repo, id: string): Promise<Checkpoint
     files_touched: null,
     sessions: [],
   };
-  return { checkpointId: id, root, sessions };
+  return { checkpointId: id, root, sessions, skipped: dir.skipped };
 }
 
 export interface SessionContent {
@@ -354,9 +373,7 @@ export async function readSessionContent(repo: Repo, id: string, which: { slot?:
     const b = await readBlob(repo, tip, `${dirPath}/${c.n}`);
     if (b) chunks.push(b);
   }
-  const isGemini = s.metadata.agent === 'Gemini CLI' || (!s.metadata.agent && chunks.length > 0 && looksLikeGemini(chunks[0]!));
-  const format: 'jsonl' | 'json' = isGemini ? 'json' : 'jsonl';
-  const transcript = chunks.length === 0 ? null : format === 'json' ? joinGeminiChunks(chunks) : joinJsonlChunks(chunks);
+  const { format, transcript } = joinStoredTranscript(chunks, s.metadata.agent);
   const prompt = await readBlob(repo, tip, `${dirPath}/prompt.txt`);
   const context = await readBlob(repo, tip, `${dirPath}/context.md`);
   const hash = await readBlob(repo, tip, `${dirPath}/content_hash.txt`);
@@ -369,6 +386,14 @@ export async function readSessionContent(repo: Repo, id: string, which: { slot?:
     context: context ? context.toString('utf8') : null,
     contentHash: hash ? hash.toString('utf8').trim() : null,
   };
+}
+
+/** A slot's transcript chunks (in chunk order) joined back into one transcript, in its format. */
+export function joinStoredTranscript(chunks: Buffer[], agent: string | undefined): { format: 'jsonl' | 'json'; transcript: Buffer | null } {
+  const isGemini = agent === 'Gemini CLI' || (!agent && chunks.length > 0 && looksLikeGemini(chunks[0]!));
+  const format: 'jsonl' | 'json' = isGemini ? 'json' : 'jsonl';
+  if (chunks.length === 0) return { format, transcript: null };
+  return { format, transcript: format === 'json' ? joinGeminiChunks(chunks) : joinJsonlChunks(chunks) };
 }
 
 export interface CheckpointListItem {

@@ -1,8 +1,24 @@
 /**
- * SPEC §6.9 step 3: merge two histories of `entire/checkpoints/v1` as a tree
- * union. Checkpoint directories are disjoint almost always; when both sides
- * hold the same checkpoint, slots merge per session: the same session keeps
- * the longer transcript, a different session is appended (Go drops one).
+ * SPEC §6.9 step 3 with SPEC-2 §A.7: merge a remote history of
+ * `entire/checkpoints/v1` into ours as a tree union, accepting from the
+ * remote only the checkpoint layout (src/checkpoint/accept.ts).
+ *
+ * - A remote checkpoint we lack is taken, minus any entry the layout does not
+ *   accept (a dirty subtree is copied entry by entry instead of as a whole),
+ *   and minus slots whose `metadata.json` is not an object with a valid
+ *   session id.
+ * - Both sides hold a checkpoint: slots merge per session. A different
+ *   session is appended. The same session keeps the local slot byte for
+ *   byte, unless the remote transcript strictly extends the local one (our
+ *   joined transcript is a proper prefix of theirs, and their
+ *   `content_hash.txt` verifies); then only `full.jsonl*`, `content_hash.txt`,
+ *   `prompt.txt` and `context.md` are taken from the remote.
+ * - Anything else at the top (other names, other modes): local wins; remote
+ *   extras are dropped.
+ *
+ * `dropped` lists what was refused (for one log line); `ffSafe` says the
+ * union equals the remote tree, so a fast-forward to it loses nothing and
+ * brings in nothing unaccepted.
  */
 import type { Repo } from '../git/repo.js';
 import type { TreeChange } from '../git/fastimport.js';
@@ -10,22 +26,131 @@ import { isTreeMode, type TreeEntry } from '../git/objects.js';
 import { readTreeByOid } from '../store/tree.js';
 import { decodeRootMetadata, decodeSessionMetadata, type RootMetadata } from '../checkpoint/metadata.js';
 import { aggregateRoot, type SlotInfo } from '../checkpoint/layout.js';
-import { chunkIndexOf } from '../checkpoint/chunks.js';
+import { chunkIndexOf, contentHash } from '../checkpoint/chunks.js';
+import { acceptEntry, type Level } from '../checkpoint/accept.js';
+import { isSessionId } from '../trust/ids.js';
 import { CLI_VERSION } from '../version.js';
+import { joinStoredTranscript } from '../store/committed.js';
+
+export interface UnionResult {
+  changes: TreeChange[];
+  /** Remote paths refused by the layout or the slot rules. */
+  dropped: string[];
+  /** The union is exactly the remote tree. */
+  ffSafe: boolean;
+}
+
+interface Ctx {
+  repo: Repo;
+  changes: TreeChange[];
+  dropped: string[];
+  /** Set when the result keeps something local that differs from the remote. */
+  localKept: boolean;
+}
+
+async function blob(repo: Repo, oid: string): Promise<Buffer | null> {
+  const o = await repo.objects.read(oid);
+  return o && o.type === 'blob' ? o.data : null;
+}
 
 async function blobJson(repo: Repo, oid: string): Promise<unknown> {
-  const o = await repo.objects.read(oid);
-  if (!o) return null;
+  const b = await blob(repo, oid);
+  if (!b) return null;
   try {
-    return JSON.parse(o.data.toString('utf8'));
+    return JSON.parse(b.toString('utf8'));
   } catch {
     return null;
   }
 }
 
-async function blobSize(repo: Repo, oid: string): Promise<number> {
-  const o = await repo.objects.read(oid);
-  return o ? o.data.length : 0;
+async function tree(repo: Repo, oid: string): Promise<TreeEntry[]> {
+  return (await readTreeByOid(repo, oid)) ?? [];
+}
+
+/**
+ * Put the remote entry `e` (accepted at `level`) at `path`: as a whole when
+ * everything below it is accepted, else entry by entry. Returns false when
+ * nothing of it was kept.
+ */
+async function putRemote(c: Ctx, path: string, e: TreeEntry, level: Level): Promise<boolean> {
+  const ok = acceptEntry(level, e.name, e.mode);
+  if (!ok) {
+    c.dropped.push(path);
+    return false;
+  }
+  if (!isTreeMode(e.mode)) {
+    c.changes.push({ op: 'put-oid', path, oid: e.oid, mode: '100644' });
+    return true;
+  }
+  if (ok.child === 'slot' && !(await slotMetadataOk(c.repo, e.oid))) {
+    c.dropped.push(`${path} (slot metadata.json is not an object with a valid session id)`);
+    return false;
+  }
+  if (await clean(c.repo, e.oid, ok.child!)) {
+    c.changes.push({ op: 'put-oid', path, oid: e.oid, mode: '040000' });
+    return true;
+  }
+  let any = false;
+  for (const child of await tree(c.repo, e.oid)) {
+    if (await putRemote(c, `${path}/${child.name}`, child, ok.child!)) any = true;
+  }
+  return any;
+}
+
+/** Is every entry below tree `oid` (at `level`) accepted, slots included? */
+async function clean(repo: Repo, oid: string, level: Level): Promise<boolean> {
+  for (const e of await tree(repo, oid)) {
+    const ok = acceptEntry(level, e.name, e.mode);
+    if (!ok) return false;
+    if (ok.child === 'slot' && !(await slotMetadataOk(repo, e.oid))) return false;
+    if (ok.child && !(await clean(repo, e.oid, ok.child))) return false;
+  }
+  return true;
+}
+
+/** A slot's metadata.json is a JSON object whose `session_id` passes SPEC-2 §A.2. */
+async function slotMetadataOk(repo: Repo, slotOid: string): Promise<boolean> {
+  const md = (await tree(repo, slotOid)).find((x) => x.name === 'metadata.json' && x.mode === '100644');
+  if (!md) return false;
+  const v = await blobJson(repo, md.oid);
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && isSessionId((v as Record<string, unknown>)['session_id']);
+}
+
+/** Changes that turn the local tree into the union with the remote one. */
+export async function unionChanges(repo: Repo, localTree: string, remoteTree: string): Promise<UnionResult> {
+  const c: Ctx = { repo, changes: [], dropped: [], localKept: false };
+  await mergeLevel(c, '', localTree, remoteTree, 'root');
+  return { changes: c.changes, dropped: c.dropped, ffSafe: c.dropped.length === 0 && !c.localKept };
+}
+
+async function mergeLevel(c: Ctx, prefix: string, localOid: string, remoteOid: string, level: Level): Promise<void> {
+  const L = await tree(c.repo, localOid);
+  const R = await tree(c.repo, remoteOid);
+  const lMap = new Map(L.map((e) => [e.name, e]));
+  const rNames = new Set(R.map((e) => e.name));
+  // local entries the remote lacks stay: the union keeps them
+  if (L.some((e) => !rNames.has(e.name))) c.localKept = true;
+  for (const r of R) {
+    const path = prefix ? `${prefix}/${r.name}` : r.name;
+    const l = lMap.get(r.name);
+    if (l && l.oid === r.oid && l.mode === r.mode) continue;
+    if (!l) {
+      await putRemote(c, path, r, level);
+      continue;
+    }
+    const ok = acceptEntry(level, r.name, r.mode);
+    if (!ok) {
+      c.dropped.push(path);
+      continue;
+    }
+    if (level === 'root' && ok.child === 'shard' && isTreeMode(l.mode)) {
+      await mergeLevel(c, path, l.oid, r.oid, 'shard');
+    } else if (level === 'shard' && ok.child === 'checkpoint' && isTreeMode(l.mode)) {
+      await mergeCheckpoint(c, path, prefix + r.name, l.oid, r.oid);
+    } else {
+      c.localKept = true; // other paths: local wins
+    }
+  }
 }
 
 interface SlotTree extends SlotInfo {
@@ -36,81 +161,105 @@ interface SlotTree extends SlotInfo {
 async function slotsOf(repo: Repo, entries: TreeEntry[], id: string): Promise<SlotTree[]> {
   const out: SlotTree[] = [];
   for (const e of entries) {
-    if (!isTreeMode(e.mode) || !/^\d+$/.test(e.name)) continue;
-    const list = (await readTreeByOid(repo, e.oid)) ?? [];
-    const md = list.find((x) => x.name === 'metadata.json');
+    if (!isTreeMode(e.mode) || !acceptEntry('checkpoint', e.name, e.mode)) continue;
+    const list = await tree(repo, e.oid);
+    const md = list.find((x) => x.name === 'metadata.json' && x.mode === '100644');
     if (!md) continue;
-    const metadata = decodeSessionMetadata(await blobJson(repo, md.oid), id);
+    const raw = await blobJson(repo, md.oid);
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) continue;
+    const metadata = decodeSessionMetadata(raw, id);
+    if (!isSessionId(metadata.session_id)) continue;
     out.push({ slot: Number(e.name), sessionId: metadata.session_id, metadata, files: list.map((x) => x.name), oid: e.oid, entries: list });
   }
   return out.sort((a, b) => a.slot - b.slot);
 }
 
-async function transcriptBytes(repo: Repo, s: SlotTree): Promise<number> {
-  let n = 0;
-  for (const e of s.entries) if (chunkIndexOf(e.name) !== null) n += await blobSize(repo, e.oid);
-  return n;
-}
-
-/** Changes that turn the local tree into the union with the remote one. */
-export async function unionChanges(repo: Repo, localTree: string, remoteTree: string): Promise<TreeChange[]> {
-  const changes: TreeChange[] = [];
-  const L = (await readTreeByOid(repo, localTree)) ?? [];
-  const R = (await readTreeByOid(repo, remoteTree)) ?? [];
-  const lMap = new Map(L.map((e) => [e.name, e]));
-  for (const r of R) {
-    const l = lMap.get(r.name);
-    if (l && l.oid === r.oid) continue;
-    const isShard = isTreeMode(r.mode) && /^[0-9a-f]{2}$/.test(r.name);
-    if (!l) {
-      changes.push({ op: 'put-oid', path: r.name, oid: r.oid, mode: isTreeMode(r.mode) ? '040000' : (r.mode as '100644') });
-      continue;
-    }
-    if (!isShard || !isTreeMode(l.mode)) continue; // other paths: local wins
-    const ls = (await readTreeByOid(repo, l.oid)) ?? [];
-    const rs = (await readTreeByOid(repo, r.oid)) ?? [];
-    const lsMap = new Map(ls.map((e) => [e.name, e]));
-    for (const rc of rs) {
-      const lc = lsMap.get(rc.name);
-      const path = `${r.name}/${rc.name}`;
-      if (lc && lc.oid === rc.oid) continue;
-      if (!lc) {
-        changes.push({ op: 'put-oid', path, oid: rc.oid, mode: isTreeMode(rc.mode) ? '040000' : (rc.mode as '100644') });
-        continue;
-      }
-      if (!isTreeMode(rc.mode) || !isTreeMode(lc.mode)) continue;
-      changes.push(...(await mergeCheckpoint(repo, path, r.name + rc.name, lc.oid, rc.oid)));
-    }
+/** The slot's transcript chunks joined (order of chunk index, `full.jsonl` before a legacy `full.log`). */
+async function joinedTranscript(repo: Repo, s: SlotTree): Promise<Buffer> {
+  const chunks = s.entries
+    .filter((e) => e.mode === '100644')
+    .map((e) => ({ e, i: chunkIndexOf(e.name) }))
+    .filter((x): x is { e: TreeEntry; i: number } => x.i !== null)
+    .sort((a, b) => a.i - b.i || (a.e.name.includes('.log') ? 1 : -1));
+  const seen = new Set<number>();
+  const parts: Buffer[] = [];
+  for (const { e, i } of chunks) {
+    if (seen.has(i)) continue;
+    seen.add(i);
+    const b = await blob(repo, e.oid);
+    if (b) parts.push(b);
   }
-  return changes;
+  return joinStoredTranscript(parts, s.metadata.agent).transcript ?? Buffer.alloc(0);
 }
 
-async function mergeCheckpoint(repo: Repo, path: string, id: string, localOid: string, remoteOid: string): Promise<TreeChange[]> {
-  const changes: TreeChange[] = [];
-  const lEntries = (await readTreeByOid(repo, localOid)) ?? [];
-  const rEntries = (await readTreeByOid(repo, remoteOid)) ?? [];
+/** SPEC-2 §A.7: the remote slot of the same session strictly extends ours and its hash verifies. */
+async function strictlyExtends(repo: Repo, local: SlotTree, remote: SlotTree): Promise<boolean> {
+  const mine = await joinedTranscript(repo, local);
+  const theirs = await joinedTranscript(repo, remote);
+  if (theirs.length <= mine.length || !theirs.subarray(0, mine.length).equals(mine)) return false;
+  const hashEntry = remote.entries.find((e) => e.name === 'content_hash.txt' && e.mode === '100644');
+  const stored = hashEntry ? (await blob(repo, hashEntry.oid))?.toString('utf8').trim() : undefined;
+  return stored !== undefined && stored === contentHash(theirs);
+}
+
+const TAKEN_ON_EXTENSION = (name: string): boolean => chunkIndexOf(name) !== null || name === 'content_hash.txt' || name === 'prompt.txt' || name === 'context.md';
+
+async function mergeCheckpoint(c: Ctx, path: string, id: string, localOid: string, remoteOid: string): Promise<void> {
+  const { repo } = c;
+  const lEntries = await tree(repo, localOid);
+  const rEntries = await tree(repo, remoteOid);
   const lSlots = await slotsOf(repo, lEntries, id);
   const rSlots = await slotsOf(repo, rEntries, id);
+  const start = c.changes.length;
   const merged: SlotTree[] = [...lSlots];
   let next = lSlots.reduce((m, s) => Math.max(m, s.slot), -1) + 1;
   for (const rs of rSlots) {
     const same = merged.find((s) => s.sessionId === rs.sessionId);
     if (same) {
       if (same.oid === rs.oid) continue;
-      if ((await transcriptBytes(repo, rs)) > (await transcriptBytes(repo, same))) {
-        changes.push({ op: 'put-oid', path: `${path}/${same.slot}`, oid: rs.oid, mode: '040000' });
-        merged[merged.indexOf(same)] = { ...rs, slot: same.slot };
+      if (!(await strictlyExtends(repo, same, rs))) {
+        c.localKept = true; // our slot stays byte-identical
+        continue;
       }
+      const base = `${path}/${same.slot}`;
+      const files = new Set(same.files);
+      for (const e of same.entries) {
+        if (chunkIndexOf(e.name) !== null && !rs.entries.some((x) => x.name === e.name)) {
+          c.changes.push({ op: 'delete', path: `${base}/${e.name}` });
+          files.delete(e.name);
+        }
+      }
+      for (const e of rs.entries) {
+        if (!TAKEN_ON_EXTENSION(e.name) || e.mode !== '100644') continue;
+        c.changes.push({ op: 'put-oid', path: `${base}/${e.name}`, oid: e.oid, mode: '100644' });
+        files.add(e.name);
+      }
+      // metadata.json stays ours: the remote never rewrites what our slot says
+      c.localKept = true;
+      merged[merged.indexOf(same)] = { ...same, files: [...files] };
       continue;
     }
-    changes.push({ op: 'put-oid', path: `${path}/${next}`, oid: rs.oid, mode: '040000' });
-    merged.push({ ...rs, slot: next });
-    next++;
+    if (next > 9999) {
+      c.dropped.push(`${path}/${rs.slot} (no free slot)`);
+      continue;
+    }
+    const slotEntry = rEntries.find((e) => e.name === String(rs.slot))!;
+    if (await putRemote(c, `${path}/${next}`, { ...slotEntry, name: String(next) }, 'checkpoint')) {
+      merged.push({ ...rs, slot: next });
+      next++;
+    }
   }
-  if (changes.length === 0) return [];
+  if (rSlots.length < rEntries.filter((e) => isTreeMode(e.mode)).length) {
+    for (const e of rEntries) {
+      if (isTreeMode(e.mode) && !rSlots.some((s) => String(s.slot) === e.name)) c.dropped.push(`${path}/${e.name}`);
+    }
+  }
+  if (c.changes.length === start) return;
+  c.localKept = true; // the checkpoint's root metadata is rebuilt
   const rootEntry = lEntries.find((e) => e.name === 'metadata.json') ?? rEntries.find((e) => e.name === 'metadata.json');
-  const previous: RootMetadata | null = rootEntry ? decodeRootMetadata(await blobJson(repo, rootEntry.oid), id) : null;
-  changes.push({
+  const rootRaw = rootEntry ? await blobJson(repo, rootEntry.oid) : null;
+  const previous: RootMetadata | null = rootRaw && typeof rootRaw === 'object' && !Array.isArray(rootRaw) ? decodeRootMetadata(rootRaw, id) : null;
+  c.changes.push({
     op: 'put',
     path: `${path}/metadata.json`,
     content: aggregateRoot({
@@ -123,5 +272,5 @@ async function mergeCheckpoint(repo: Repo, path: string, id: string, localOid: s
       previous,
     }),
   });
-  return changes;
 }
+
