@@ -29,6 +29,7 @@ import { GIT_HOOKS, hookStates, isHuskyDir, isOurHook } from '../install/git-hoo
 import { readIntent, intentPath } from '../strategy/intent.js';
 import { intentStaleness } from '../strategy/commit-message.js';
 import { prePromptName, removeScratch } from '../strategy/scratch.js';
+import { confinedDirSafe } from '../trust/confined.js';
 import { inThisWorktree, processIo, type Io } from './common.js';
 import { describeError } from '../errors.js';
 import { encodeJson } from '../checkpoint/json.js';
@@ -43,7 +44,8 @@ export type FindingKind =
   | 'orphan-shadow-branch'
   | 'stale-lock'
   | 'stale-intent'
-  | 'corrupt-state';
+  | 'corrupt-state'
+  | 'unsafe-entire-dir';
 
 export type FindingStatus = 'found' | 'fixed' | 'failed';
 
@@ -189,6 +191,7 @@ class Doctor {
       }
     }
     this.scanHooks();
+    this.scanEntireDir();
     this.scanIntent();
     this.scanLocks();
     const { states, corrupt } = listStates(repo.commonDir);
@@ -254,6 +257,19 @@ class Doctor {
         return bad.length === 0 ? { ok: true, detail: `reinstalled in ${display(repo, repo.hooksDir)}` } : { ok: false, detail: `still not installed: ${bad.join(', ')}` };
       },
     );
+  }
+
+  /**
+   * SPEC-2 §A.4: `.entire` or its `tmp`/`metadata`/`logs` committed as a
+   * symlink (or a file): hooks write nothing there. Reported only: the fix
+   * (deleting what the repository committed) is the person's call.
+   */
+  private scanEntireDir(): void {
+    for (const rel of ['.entire', '.entire/tmp', '.entire/metadata', '.entire/logs']) {
+      if (confinedDirSafe(this.repo.root, rel)) continue;
+      this.add({ kind: 'unsafe-entire-dir', subject: rel, detail: `${rel} is a symbolic link or not a directory: Entire writes nothing there (remove it, or check what the repository committed)` });
+      return;
+    }
   }
 
   private scanIntent(): void {
