@@ -39,6 +39,17 @@ const URL_PLACEHOLDER = /^(?:pass(?:word|wd)?|pwd|secret|changeme|user(?:name)?|
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z_$.\-/]*$/;
 const GENERIC_STOPWORDS = ['example', 'placeholder', 'your_', 'your-', 'yourkey', 'yourtoken', 'changeme', 'redacted', 'dummy', 'sample', '_here'];
 
+/** Shell and template references, never secrets: `$VAR`, `${VAR}`, `$(cmd)`, `${{ expr }}`, `%VAR%`. */
+const VAR_REF = /^\$[A-Za-z_{(]|^%[A-Za-z_][A-Za-z0-9_]{0,100}%$/;
+
+/**
+ * The rest of a command line up to a flag: lazily, across `\` line continuations
+ * and escapes, ending in whitespace (or nothing, for a flag right after the command).
+ */
+const CMD_REST = String.raw`(?:(?:[^\n\\]|\\\r?\n|\\[^]){0,300}?\s)??`;
+/** `user:pass` after a flag: quoted (the password may hold spaces), bare, or `token:` with an empty password. */
+const USER_PASS = String.raw`(?:\\?['"][^:'"\s\\]{0,100}:([^'"\n\\]{1,200})(?=\\?['"])|[^:\s'"\\]{0,100}:([^\s'"\\]{1,200})|\\?['"]?([^:\s'"\\]{8,200}):(?=\\?['"]|\s|$))`;
+
 function hasDigit(s: string): boolean {
   return /[0-9]/.test(s);
 }
@@ -348,8 +359,11 @@ export const RULES: Rule[] = [
     regex: String.raw`jdbc:[a-z0-9]{2,20}:(?:[a-z0-9]{1,20}:)?(?://[^:/?#@\s'"\x60\\]{1,200}:|[a-z]{1,10}:[^/\s@'"\x60:]{1,100}/)([^@/\s'"\x60\\]{1,200})@`, allowlist: [URL_PLACEHOLDER] },
   { id: 'connection-string-password', family: 'connection-string', keywords: ['password', 'pwd'], flags: 'i', anchored: true,
     regex: String.raw`(?:(?<=;\s{0,3})(?:password|pwd)\s{0,3}=\s{0,3}([^;'"\s\\]{4,200})|(?:password|pwd)\s{0,3}=\s{0,3}([^;'"\s\\]{4,200});)`, allowlist: [URL_PLACEHOLDER] },
-  { id: 'url-credentials', family: 'url-credentials', keywords: ['://'], flags: 'i',
-    regex: String.raw`(?<![a-z0-9+.-])(?:https?|ftps?|sftp|ssh|smtps?|imaps?|ldaps?|git|svn|nats|kafka|mqtts?|wss?):\/\/[^:/?#@\s'"\x60\\]{1,200}:([^@/?#\s'"\x60\\]{3,300})@`, allowlist: [URL_PLACEHOLDER] },
+  // `user:pass@` after any scheme (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`):
+  // ssh://, ftp://, git+https://, mongodb+srv://…; the user may be empty (`https://:token@`).
+  // Anchored on `://`, the scheme is checked behind it.
+  { id: 'url-credentials', family: 'url-credentials', keywords: ['://'], flags: 'i', anchored: true,
+    regex: String.raw`(?<=(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,40})://[^:/?#@\s'"\x60\\]{0,200}:([^@/?#\s'"\x60\\]{3,300})@`, allowlist: [URL_PLACEHOLDER, VAR_REF] },
 
   // ── HTTP authorization ─────────────────────────────────────────────────
   { id: 'auth-bearer-token', family: 'http-authorization', keywords: ['bearer'], flags: 'i',
@@ -358,8 +372,20 @@ export const RULES: Rule[] = [
     regex: String.raw`\bBasic\s{1,5}([A-Za-z0-9+/]{8,1000}={0,3})(?![A-Za-z0-9+/=])`, validate: isBasicCredential },
   { id: 'auth-header-token', family: 'http-authorization', keywords: ['authorization'], flags: 'i',
     regex: String.raw`Authorization(?:\\?['"])?\s{0,3}[:=]\s{0,3}(?:\\?['"])?(?:(?:Token|Bot|ApiKey|Key|SSWS|Digest)\s{1,5})?([A-Za-z0-9._~+/=-]{16,4000})`, validate: hasDigit },
+  // `-u/--user user:pass` (and `-U/--proxy-user`) anywhere in a curl command: right after
+  // `curl`, glued (`-uuser:pass`), bundled (`-su`), `--user=`, quoted, across `\` line
+  // continuations; the password is the secret, or the user when the password is empty (`-u sk_…:`).
   { id: 'curl-user-credentials', family: 'http-authorization', keywords: ['curl'],
-    regex: String.raw`curl\s[^\n]{0,300}?\s(?:-u|--user)\s{1,5}['"]?[^:\s'"]{1,100}:([^\s'"]{3,200})`, allowlist: [URL_PLACEHOLDER] },
+    regex: String.raw`(?<![\w-])curl(?:\.exe)?\s${CMD_REST}(?:-[sSfLkivIgnNjq0-6]{0,6}[uU][ \t]{0,5}|--(?:proxy-)?user(?:=|[ \t]{1,5}))${USER_PASS}`,
+    allowlist: [URL_PLACEHOLDER, VAR_REF] },
+  { id: 'wget-password', family: 'http-authorization', keywords: ['wget'],
+    regex: String.raw`(?<![\w-])wget(?:\.exe)?\s${CMD_REST}--(?:http-|ftp-|proxy-)?password(?:=|[ \t]{1,5})(?:\\?['"]([^'"\n\\]{1,200})(?=\\?['"])|([^\s'"\\]{1,200}))`,
+    allowlist: [URL_PLACEHOLDER, VAR_REF] },
+  // httpie (`http`, `https`) and xh: `-a user:pass`, `--auth user:pass`, `--auth=user:pass`
+  // (the command and a space are the keywords: `-a` alone is in every `acme-api` path)
+  { id: 'httpie-auth', family: 'http-authorization', keywords: ['http ', 'https ', 'xh ', 'xhs '],
+    regex: String.raw`(?<![\w/.-])(?:https?|xhs?) ${CMD_REST}(?:-a[ \t]{0,5}|--auth(?:=|[ \t]{1,5}))${USER_PASS}`,
+    allowlist: [URL_PLACEHOLDER, VAR_REF] },
 
   // ── Command-line and file formats ──────────────────────────────────────
   { id: 'sshpass-password', family: 'cli-password', keywords: ['sshpass'], regex: String.raw`sshpass\s{1,5}-p\s{0,5}['"]?([^\s'"]{3,200})`, allowlist: [URL_PLACEHOLDER] },

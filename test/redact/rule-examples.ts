@@ -216,6 +216,8 @@ export const RULE_EXAMPLES: Record<string, RuleExample> = {
   'auth-basic-credentials': ex(Buffer.from('deploy:' + gen(AN, 16)).toString('base64'), 'Basic authentication is configured in nginx', (s) => `Authorization: Basic ${s}`),
   'auth-header-token': ex(gen(AN, 40), 'the Authorization: header is documented below', (s) => `Authorization: token ${s}`),
   'curl-user-credentials': ex(gen(AN, 16), 'curl -u admin https://api.example.com', (s) => `curl -s -u admin:${s} https://api.example.com`),
+  'wget-password': ex(gen(AN, 16), 'wget --ask-password --user=deploy https://files.example.com/a.tgz', (s) => `wget --user=deploy --password=${s} https://files.example.com/a.tgz`),
+  'httpie-auth': ex(gen(AN, 16), 'http -A bearer https://api.example.com/items and ls -a /tmp', (s) => `http -a deploy:${s} POST https://api.example.com/items`),
   'sshpass-password': ex(gen(AN, 16), 'sshpass -f ~/.pw ssh host', (s) => `sshpass -p '${s}' ssh deploy@host`),
   'cli-secret-flag': ex(gen(AN, 20), 'mytool --password-file ~/.pw --token-stdin', (s) => `mytool login --password ${s}`),
   'netrc-password': ex(gen(AN, 20), 'machine api.example.com login deploy', (s) => `machine api.example.com login deploy password ${s}`),
