@@ -223,4 +223,10 @@ export const RULE_EXAMPLES: Record<string, RuleExample> = {
   'netrc-password': ex(gen(AN, 20), 'machine api.example.com login deploy', (s) => `machine api.example.com login deploy password ${s}`),
   'generic-api-key': ex('Zx81Qw72Er63Ty54', 'const apiKey = config.apiKeyFromEnvironment; key: src/middleware/rateLimit.ts', (s) => `api_key = "${s}"`),
   'generic-password': ex('P@ss!w0rd#2024xyz', 'password: hunter2 and password = getPasswordFromVault()', (s) => `password = "${s}"`),
+  // low-entropy words: only the secret-named assignment sees them
+  'secret-assignment': ex(
+    `${gen(LO, 7)}-${gen(LO, 5)}-${gen(LO, 7)}-${gen(LO, 6)}`,
+    'const token = getToken(); TOKEN_LIMIT=100000000 PASSWORD=$DB_PASSWORD "input_tokens": 12345678 password: ${{ secrets.DB }} token: string',
+    (s) => `DB_PASSWORD=${s}`,
+  ),
 };
