@@ -143,6 +143,26 @@ function nameHoldsValue(name: string, v: string): boolean {
   return true;
 }
 
+const SECRET_KEY_NAME = new RegExp(SECRET_NAME, 'i');
+
+/** A JSON object key that names a secret (`password`, `apiToken`, `DB_PASSWORD`; not `input_tokens`). */
+export function isSecretNamedKey(key: string): boolean {
+  return key.length <= 100 && SECRET_KEY_NAME.test(key);
+}
+
+/**
+ * The JSON walk's form of secret-assignment: the string value `v` of the key
+ * `key` (which isSecretNamedKey accepted) is a secret, judged as the quoted
+ * value of `"key": "v"` in text would be.
+ */
+export function isSecretKeyedValue(key: string, v: string): boolean {
+  if (v.length < 8 || v.length > 200 || /[\s'"\x60\\]/.test(v) || /^(?:REDACTED)+$/.test(v)) return false;
+  if (VAR_REF.test(v) || PLACEHOLDER.test(v) || URL_PLACEHOLDER.test(v)) return false;
+  const lower = v.toLowerCase();
+  if (GENERIC_STOPWORDS.some((w) => lower.includes(w))) return false;
+  return secretAssignmentValue(v) && nameHoldsValue(key, v);
+}
+
 function hasDigit(s: string): boolean {
   return /[0-9]/.test(s);
 }

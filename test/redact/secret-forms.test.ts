@@ -6,7 +6,7 @@
  * is made up.
  */
 import { describe, it, expect } from 'vitest';
-import { redactString } from '../../src/redact/index.js';
+import { redactString, redactJsonLine, redactWithStats } from '../../src/redact/index.js';
 
 /** [input, expected redaction] */
 const REDACTS: Array<[string, string]> = [
@@ -156,5 +156,60 @@ describe('SPEC-2 §A.12 credential forms are redacted', () => {
 describe('their non-secret relatives are not', () => {
   it.each(KEEPS.map((k) => [k]))('%j', (input) => {
     expect(redactString(input)).toBe(input);
+  });
+});
+
+describe('JSON walk: the value of a key that names a secret', () => {
+  const line = JSON.stringify({
+    type: 'tool_use',
+    name: 'mcp__db__connect',
+    input: {
+      host: 'db.internal',
+      password: 'correct-horse-battery',
+      apiToken: 'plainwordsonly',
+      DB_PASSWORD: '12345678',
+      tokenType: 'refresh_token',
+      max_token: '12345678',
+      apiKey: '${API_KEY}',
+      token: 'two words here',
+      tokenId: 'abc-def-ghi-jkl',
+      secrets: 'not-one-secret',
+      note: 'correct-horse-battery',
+    },
+    usage: { input_tokens: 12345678, cache_read_input_tokens: 87654321, output_tokens: 123 },
+  });
+
+  it('is redacted whole, and every occurrence of it elsewhere in the string values stays as the other rules leave it', () => {
+    const out = JSON.parse(redactJsonLine(line)) as { input: Record<string, string>; usage: Record<string, number> };
+    expect(out.input).toEqual({
+      host: 'db.internal',
+      password: 'REDACTED',
+      apiToken: 'REDACTED',
+      DB_PASSWORD: 'REDACTED',
+      tokenType: 'refresh_token',
+      max_token: '12345678',
+      apiKey: '${API_KEY}',
+      token: 'two words here',
+      tokenId: 'abc-def-ghi-jkl',
+      secrets: 'not-one-secret',
+      // a value is judged by its own key
+      note: 'correct-horse-battery',
+    });
+    expect(out.usage).toEqual({ input_tokens: 12345678, cache_read_input_tokens: 87654321, output_tokens: 123 });
+  });
+
+  it('is counted under secret-assignment by redactWithStats, with the same output', () => {
+    const r = redactWithStats(line + '\n', 'jsonl');
+    expect(r.output).toBe(redactJsonLine(line) + '\n');
+    expect(r.stats['secret-assignment']).toBe(3);
+  });
+
+  it('a transcript line with only usage counts and ordinary keys comes back identical', () => {
+    const usage = JSON.stringify({
+      type: 'assistant',
+      message: { model: 'claude-sonnet-4-5', usage: { input_tokens: 3, cache_creation_input_tokens: 12345678, cache_read_input_tokens: 87654321, output_tokens: 900, service_tier: 'standard' } },
+      toolUseResult: { stdout: 'TOKEN_LIMIT=100000000 MAX_TOKENS=4096000000', stderr: '' },
+    });
+    expect(redactJsonLine(usage)).toBe(usage);
   });
 });
