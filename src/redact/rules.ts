@@ -39,6 +39,13 @@ const URL_PLACEHOLDER = /^(?:pass(?:word|wd)?|pwd|secret|changeme|user(?:name)?|
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z_$.\-/]*$/;
 const GENERIC_STOPWORDS = ['example', 'placeholder', 'your_', 'your-', 'yourkey', 'yourtoken', 'changeme', 'redacted', 'dummy', 'sample', '_here'];
 
+/**
+ * Words that stand for a credential in documentation and examples (`curl -u user:token`,
+ * `https://me:API_TOKEN@host`): redacting one would shred the word everywhere in the text.
+ */
+const WORD_PLACEHOLDER = /^(?:token|api[_-]?(?:key|token)|access[_-]?token|auth[_-]?token|key|secret|pw|passphrase|credentials?)$/i;
+/** UPPER_SNAKE names standing for a value (`curl -u me:API_TOKEN`). */
+const ENV_PLACEHOLDER = /^[A-Z][A-Z0-9]{0,30}(?:_[A-Z0-9]{1,30}){1,5}$/;
 /** Shell and template references, never secrets: `$VAR`, `${VAR}`, `$(cmd)`, `${{ expr }}`, `%VAR%`. */
 const VAR_REF = /^\$[A-Za-z_{(]|^%[A-Za-z_][A-Za-z0-9_]{0,100}%$/;
 
@@ -476,7 +483,7 @@ export const RULES: Rule[] = [
   // ssh://, ftp://, git+https://, mongodb+srv://…; the user may be empty (`https://:token@`).
   // Anchored on `://`, the scheme is checked behind it.
   { id: 'url-credentials', family: 'url-credentials', keywords: ['://'], flags: 'i', anchored: true,
-    regex: String.raw`(?<=(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,40})://[^:/?#@\s'"\x60\\]{0,200}:([^@/?#\s'"\x60\\]{3,300})@`, allowlist: [URL_PLACEHOLDER, VAR_REF] },
+    regex: String.raw`(?<=(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,40})://[^:/?#@\s'"\x60\\]{0,200}:([^@/?#\s'"\x60\\]{3,300})@`, allowlist: [URL_PLACEHOLDER, VAR_REF, WORD_PLACEHOLDER, ENV_PLACEHOLDER], stopwords: GENERIC_STOPWORDS },
 
   // ── HTTP authorization ─────────────────────────────────────────────────
   { id: 'auth-bearer-token', family: 'http-authorization', keywords: ['bearer'], flags: 'i',
@@ -490,15 +497,15 @@ export const RULES: Rule[] = [
   // continuations; the password is the secret, or the user when the password is empty (`-u sk_…:`).
   { id: 'curl-user-credentials', family: 'http-authorization', keywords: ['curl'],
     regex: String.raw`(?<![\w-])curl(?:\.exe)?\s${CMD_REST}(?:-[sSfLkivIgnNjq0-6]{0,6}[uU][ \t]{0,5}|--(?:proxy-)?user(?:=|[ \t]{1,5}))${USER_PASS}`,
-    allowlist: [URL_PLACEHOLDER, VAR_REF] },
+    allowlist: [URL_PLACEHOLDER, VAR_REF, WORD_PLACEHOLDER, ENV_PLACEHOLDER], stopwords: GENERIC_STOPWORDS },
   { id: 'wget-password', family: 'http-authorization', keywords: ['wget'],
     regex: String.raw`(?<![\w-])wget(?:\.exe)?\s${CMD_REST}--(?:http-|ftp-|proxy-)?password(?:=|[ \t]{1,5})(?:\\?['"]([^'"\n\\]{1,200})(?=\\?['"])|([^\s'"\\]{1,200}))`,
-    allowlist: [URL_PLACEHOLDER, VAR_REF] },
+    allowlist: [URL_PLACEHOLDER, VAR_REF, WORD_PLACEHOLDER, ENV_PLACEHOLDER], stopwords: GENERIC_STOPWORDS },
   // httpie (`http`, `https`) and xh: `-a user:pass`, `--auth user:pass`, `--auth=user:pass`
   // (the command and a space are the keywords: `-a` alone is in every `acme-api` path)
   { id: 'httpie-auth', family: 'http-authorization', keywords: ['http ', 'https ', 'xh ', 'xhs '],
     regex: String.raw`(?<![\w/.-])(?:https?|xhs?) ${CMD_REST}(?:-a[ \t]{0,5}|--auth(?:=|[ \t]{1,5}))${USER_PASS}`,
-    allowlist: [URL_PLACEHOLDER, VAR_REF] },
+    allowlist: [URL_PLACEHOLDER, VAR_REF, WORD_PLACEHOLDER, ENV_PLACEHOLDER], stopwords: GENERIC_STOPWORDS },
 
   // ── Command-line and file formats ──────────────────────────────────────
   { id: 'sshpass-password', family: 'cli-password', keywords: ['sshpass'], regex: String.raw`sshpass\s{1,5}-p\s{0,5}['"]?([^\s'"]{3,200})`, allowlist: [URL_PLACEHOLDER] },

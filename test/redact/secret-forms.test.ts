@@ -95,6 +95,12 @@ const KEEPS: string[] = [
   'SECRET_KEY=changeme',
   'https://user:password@example.com',
   'curl -u admin https://x.example.com',
+  // words and UPPER_SNAKE names standing for a credential in docs (redacting one shreds the word)
+  'curl -u user:token https://x.example.com',
+  'curl -u me@example.com:API_TOKEN https://x.example.com',
+  'curl -u your-email:your-api-token https://x.example.com',
+  'https://me:apikey@host.example.com/x',
+  'git clone https://bot:MY_PASSWORD@git.example.com/y',
   // code
   'password_hash: string',
   'const token = getToken();',
