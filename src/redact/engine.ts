@@ -343,6 +343,7 @@ export function ruleSecrets(rule: CompiledRule, s: string, anchors?: number[]): 
       const m = re.exec(s);
       if (m === null || m[0].length === 0) continue;
       doneUpTo = p + m[0].length;
+      if (rule.validateMatch !== undefined && !rule.validateMatch(m)) continue;
       raw.push(firstGroup(m));
     }
   } else if (rule.re !== null) {
@@ -353,6 +354,7 @@ export function ruleSecrets(rule: CompiledRule, s: string, anchors?: number[]): 
         re.lastIndex++;
         continue;
       }
+      if (rule.validateMatch !== undefined && !rule.validateMatch(m)) continue;
       raw.push(firstGroup(m));
     }
   }

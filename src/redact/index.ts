@@ -32,8 +32,8 @@ export function redactWithStats(text: string, mode: 'text' | 'jsonl' | 'json'): 
   const stats: Stats = {};
   const fn = (s: string): string => redactStringStats(s, stats);
   let output: string;
-  if (mode === 'jsonl') output = redactJsonlWith(text, fn);
-  else if (mode === 'json') output = redactJsonDocumentWith(text, fn);
+  if (mode === 'jsonl') output = redactJsonlWith(text, fn, stats);
+  else if (mode === 'json') output = redactJsonDocumentWith(text, fn, stats);
   else output = fn(text);
   return { output, stats };
 }

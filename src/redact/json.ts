@@ -11,11 +11,17 @@
  * Walk rules: object keys are never redacted; the values (whole subtrees) of
  * key `signature` and of keys whose lowercase form ends in `id` or `ids` are
  * skipped; an object whose `type` is a string starting with `image` or equal
- * to `base64` is skipped entirely (whatever the order of its keys).
+ * to `base64` is skipped entirely (whatever the order of its keys). The string
+ * value of a key that names a secret (`"password": "…"`, SPEC-2 §A.12) is
+ * judged as `"key": "value"` in text would be, and redacted whole if a secret.
  */
-import { redactString } from './engine.js';
+import { redactString, REDACTED, type Stats } from './engine.js';
+import { isSecretKeyedValue, isSecretNamedKey } from './rules.js';
 
 export type RedactFn = (s: string) => string;
+
+/** Stats bucket of values redacted for their key (the rule that judges the same text form). */
+const KEYED_RULE_ID = 'secret-assignment';
 
 // Character codes.
 const QUOTE = 34;
@@ -151,18 +157,23 @@ function scanNumber(t: string, i: number): number {
   return j;
 }
 
-const skipKeyCache = new Map<string, boolean>();
+/** Per key: 1 = its value is kept (isSkippedKey), 2 = it names a secret (isSecretNamedKey). */
+const keyFlagCache = new Map<string, number>();
+
+function keyFlags(key: string): number {
+  let v = keyFlagCache.get(key);
+  if (v === undefined) {
+    const lower = key.toLowerCase();
+    v = (key === 'signature' || lower.endsWith('id') || lower.endsWith('ids') ? 1 : 0) | (isSecretNamedKey(key) ? 2 : 0);
+    if (keyFlagCache.size > 10_000) keyFlagCache.clear();
+    keyFlagCache.set(key, v);
+  }
+  return v;
+}
 
 /** Values of these keys are kept: `signature`, and keys ending in `id`/`ids` (any case). */
 export function isSkippedKey(key: string): boolean {
-  let v = skipKeyCache.get(key);
-  if (v === undefined) {
-    const lower = key.toLowerCase();
-    v = key === 'signature' || lower.endsWith('id') || lower.endsWith('ids');
-    if (skipKeyCache.size > 10_000) skipKeyCache.clear();
-    skipKeyCache.set(key, v);
-  }
-  return v;
+  return (keyFlags(key) & 1) !== 0;
 }
 
 function isSkippedType(type: string): boolean {
@@ -179,7 +190,7 @@ const enum State {
  * Returns the rewritten text (`t` itself when nothing changed), or null when
  * `t` is not valid JSON.
  */
-export function walkJson(t: string, redact: RedactFn): string | null {
+export function walkJson(t: string, redact: RedactFn, stats?: Stats): string | null {
   const n = t.length;
   // parallel stacks of open containers
   const isObj: boolean[] = [];
@@ -195,6 +206,7 @@ export function walkJson(t: string, redact: RedactFn): string | null {
   let state = State.Value;
   let curSkip = false; // skip the value about to be parsed
   let curIsType = false; // the value about to be parsed is under key "type"
+  let curKey: string | null = null; // the key of the value about to be parsed, when it names a secret
 
   for (;;) {
     if (state === State.Value) {
@@ -212,7 +224,13 @@ export function walkJson(t: string, redact: RedactFn): string | null {
         }
         if (!curSkip && end - i > 7) {
           const v = long ? longDecoded : decodeString(t, i, end, hadEscape);
-          const r = redact(v);
+          let r: string;
+          if (curKey !== null && isSecretKeyedValue(curKey, v)) {
+            r = REDACTED;
+            if (stats !== undefined) stats[KEYED_RULE_ID] = (stats[KEYED_RULE_ID] ?? 0) + 1;
+          } else {
+            r = redact(v);
+          }
           if (r !== v) {
             editStart.push(i);
             editEnd.push(end);
@@ -242,9 +260,11 @@ export function walkJson(t: string, redact: RedactFn): string | null {
           i = k;
           curSkip = curSkip || keySkip;
           curIsType = keyIsType;
+          curKey = keySecret;
         } else {
           // first array element: keeps curSkip, not under a key
           curIsType = false;
+          curKey = null;
         }
         continue;
       } else {
@@ -275,9 +295,11 @@ export function walkJson(t: string, redact: RedactFn): string | null {
           i = k;
           curSkip = parentSkip || keySkip;
           curIsType = keyIsType;
+          curKey = keySecret;
         } else {
           curSkip = parentSkip;
           curIsType = false;
+          curKey = null;
         }
         state = State.Value;
       } else if (c === (obj ? RBRACE : RBRACKET)) {
@@ -309,6 +331,7 @@ export function walkJson(t: string, redact: RedactFn): string | null {
 // Results of readKey (the walker is synchronous, so module state is safe).
 let keySkip = false;
 let keyIsType = false;
+let keySecret: string | null = null;
 
 /** Parses `"key" :` at i (after whitespace); returns the index after the colon and its whitespace, or -1. */
 function readKey(t: string, i: number): number {
@@ -316,8 +339,10 @@ function readKey(t: string, i: number): number {
   const end = scanString(t, i);
   if (end < 0) return -1;
   const key = decodeString(t, i, end, stringHadEscape);
-  keySkip = isSkippedKey(key);
+  const flags = keyFlags(key);
+  keySkip = (flags & 1) !== 0;
   keyIsType = key === 'type';
+  keySecret = (flags & 2) !== 0 ? key : null;
   let j = skipWs(t, end);
   if (t.charCodeAt(j) !== COLON) return -1;
   return skipWs(t, j + 1);
@@ -329,14 +354,14 @@ function isBlank(line: string): boolean {
 }
 
 /** One JSONL line (no newline): blank → kept; invalid JSON → text redaction; else the walk. */
-export function redactJsonLineWith(line: string, redact: RedactFn): string {
+export function redactJsonLineWith(line: string, redact: RedactFn, stats?: Stats): string {
   if (isBlank(line)) return line;
-  const walked = walkJson(line, redact);
+  const walked = walkJson(line, redact, stats);
   return walked === null ? redact(line) : walked;
 }
 
 /** Whole JSONL text, line by line; `\n` separators (and any `\r`) kept byte-exact. */
-export function redactJsonlWith(text: string, redact: RedactFn): string {
+export function redactJsonlWith(text: string, redact: RedactFn, stats?: Stats): string {
   const parts: string[] = [];
   let copied = 0;
   let pos = 0;
@@ -345,7 +370,7 @@ export function redactJsonlWith(text: string, redact: RedactFn): string {
     let nl = text.indexOf('\n', pos);
     if (nl === -1) nl = n;
     const line = text.slice(pos, nl);
-    const red = redactJsonLineWith(line, redact);
+    const red = redactJsonLineWith(line, redact, stats);
     if (red !== line) {
       parts.push(text.slice(copied, pos), red);
       copied = nl;
@@ -358,8 +383,8 @@ export function redactJsonlWith(text: string, redact: RedactFn): string {
 }
 
 /** One JSON document (Gemini transcript) walked as one value; invalid JSON → text redaction. */
-export function redactJsonDocumentWith(text: string, redact: RedactFn): string {
-  const walked = walkJson(text, redact);
+export function redactJsonDocumentWith(text: string, redact: RedactFn, stats?: Stats): string {
+  const walked = walkJson(text, redact, stats);
   return walked === null ? redact(text) : walked;
 }
 

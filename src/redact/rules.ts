@@ -39,6 +39,137 @@ const URL_PLACEHOLDER = /^(?:pass(?:word|wd)?|pwd|secret|changeme|user(?:name)?|
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z_$.\-/]*$/;
 const GENERIC_STOPWORDS = ['example', 'placeholder', 'your_', 'your-', 'yourkey', 'yourtoken', 'changeme', 'redacted', 'dummy', 'sample', '_here'];
 
+/**
+ * Words that stand for a credential in documentation and examples (`curl -u user:token`,
+ * `https://me:API_TOKEN@host`): redacting one would shred the word everywhere in the text.
+ */
+const WORD_PLACEHOLDER = /^(?:token|api[_-]?(?:key|token)|access[_-]?token|auth[_-]?token|key|secret|pw|passphrase|credentials?)$/i;
+/** UPPER_SNAKE names standing for a value (`curl -u me:API_TOKEN`). */
+const ENV_PLACEHOLDER = /^[A-Z][A-Z0-9]{0,30}(?:_[A-Z0-9]{1,30}){1,5}$/;
+/** Shell and template references, never secrets: `$VAR`, `${VAR}`, `$(cmd)`, `${{ expr }}`, `%VAR%`. */
+const VAR_REF = /^\$[A-Za-z_{(]|^%[A-Za-z_][A-Za-z0-9_]{0,100}%$/;
+
+/**
+ * The rest of a command line up to a flag: lazily, across `\` line continuations
+ * and escapes, ending in whitespace (or nothing, for a flag right after the command).
+ */
+const CMD_REST = String.raw`(?:(?:[^\n\\]|\\\r?\n|\\[^]){0,300}?\s)??`;
+/** `user:pass` after a flag: quoted (the password may hold spaces), bare, or `token:` with an empty password. */
+const USER_PASS = String.raw`(?:\\?['"][^:'"\s\\]{0,100}:([^'"\n\\]{1,200})(?=\\?['"])|[^:\s'"\\]{0,100}:([^\s'"\\]{1,200})|\\?['"]?([^:\s'"\\]{8,200}):(?=\\?['"]|\s|$))`;
+
+// ── Secret-named assignments (SPEC-2 §A.12) ───────────────────────────────
+// `<name> = <value>` where the name contains PASSWORD, PASSWD, PASSPHRASE,
+// SECRET, TOKEN, API_KEY/APIKEY or PRIVATE_KEY: the value is redacted whatever
+// its shape (8+ characters), except where it is shown not to be a secret:
+// a reference, a placeholder, a path or URL, a word that names a secret
+// instead of holding one, a count under a TOKEN name, or (unquoted, outside
+// shell/.env/flag contexts) code. See docs/redaction.md "Secret-named assignments".
+
+/** The name keywords; a plural (`tokens`, `secrets`) names a count or a collection. */
+const SECRET_NAME = String.raw`(?:passw(?:or)?d|passphrase|secret(?!ar)|token(?!i[sz])|api[_-]?key|private[_-]?key)(?!s)`;
+/** Keyword, rest of the name, optional closing quote of a quoted key, operator (not `==`, `::`). */
+const SECRET_NAME_GLUE = String.raw`${SECRET_NAME}[\w.-]{0,40}(?:\\?['"])?[ \t]{0,3}(?::=|=>|=(?!=)|:(?![:=]))[ \t]{0,5}`;
+/** A quoted value: no whitespace, no backslash, up to the closing (possibly escaped) quote. */
+const SECRET_QUOTED = String.raw`\\?['"\x60]([^\s'"\x60\\]{8,200})(?=\\?['"\x60])`;
+/** An unquoted value: up to whitespace, a separator or a closing bracket; `(`, `[`, `{`, `<` end nothing, so calls and generics never match. */
+const SECRET_BARE = String.raw`([^\s'"\x60\\(){}\[\]<>;,|&]{8,200})(?=[\s'"\x60;,|&)}\]]|\\[nrt'"\\]|$)`;
+
+/** Characters of a name, walked back from the keyword to find the whole name. */
+const NAME_CHAR = /[A-Za-z0-9_.-]/;
+/** Last words of names that describe a secret instead of holding it (`TOKEN_URL`, `secretName`, `PASSWORD_MIN_LENGTH`). */
+const SECRET_METADATA_WORDS = new Set(
+  ('id ids name names type types kind arn ref refs path paths file files dir url uri urls endpoint host port header headers ' +
+    'field fields param prefix suffix format hint label env var variable mode version issuer audience scope scopes ' +
+    'algorithm alg provider store backend manager service location region source hash digest policy strategy ' +
+    'count limit max min len length size ttl timeout expiry expires expiration lifetime age rounds iterations bits ' +
+    'bytes budget window interval duration ms sec secs seconds minutes hours days enabled disabled required').split(' '),
+);
+/** Words that are never secret values. */
+const LITERAL_WORD = /^(?:true|false|yes|no|on|off|null|nil|none|undefined|disabled|enabled|required|optional|default|inherit|unset|empty|unknown|missing)$/i;
+/** Paths, URLs (their credentials are url-credentials' job), key file names, ARNs. */
+const PATH_OR_URL = /^(?:~|\.{1,2})?\/|:\/\/|^arn:|^[\w.-]{1,100}\.(?:pem|key|crt|cer|der|p12|pfx|jks|json|ya?ml|toml|ini|conf|cfg|env|txt|gpg|asc|pub|enc|age)$/i;
+/** Words made of letters that name a secret (`access_token`, `clientSecret`, `DB_PASSWORD`): a reference to one, not one. */
+const NAMES_A_SECRET = /passw|secret|token|api[_-]?key|private[_-]?key|passphrase|credential/i;
+/** A number (a count or a limit under a TOKEN name). */
+const NUMBER = /^[+-]?\d[\d_.,]{0,200}$/;
+/** Bare identifier (no digit) or dotted member path, with `!`/`?.`: code, not a value. */
+const CODE = /^!{0,2}[A-Za-z_$][\w$]{0,200}(?:\??\.[A-Za-z_$][\w$]{0,200}){0,20}!?$/;
+/** Environment-variable names: shell, .env, Dockerfile, docker-compose and CI `env:` maps. */
+const ENV_NAME = /^_{0,3}[A-Z][A-Z0-9_]{0,200}$/;
+/** What may precede a name that starts a shell or .env/INI line. */
+const LINE_START = /(?:^|[\n;&|]|\\n)[ \t]{0,20}(?:(?:export|set|declare|local|readonly|ENV)[ \t]{1,5})?$/;
+
+function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 0);
+}
+
+/** Value-only checks of secret-assignment. */
+function secretAssignmentValue(v: string): boolean {
+  if (LITERAL_WORD.test(v) || PATH_OR_URL.test(v)) return false;
+  // letters and separators only, naming a secret: `password_confirmation`, `refresh_token`
+  if (/^[A-Za-z_][A-Za-z_.-]{0,200}$/.test(v) && NAMES_A_SECRET.test(v)) return false;
+  return true;
+}
+
+/** Context checks of secret-assignment: the whole name, the operator, quoted or not. */
+function secretAssignmentContext(m: RegExpExecArray): boolean {
+  const quoted = m[1] !== undefined;
+  const v = (m[1] ?? m[2])!;
+  const head = m[0].slice(0, m[0].length - v.length);
+  let nameLen = 0;
+  while (nameLen < head.length && NAME_CHAR.test(head.charAt(nameLen))) nameLen++;
+  const glue = head.slice(nameLen);
+  // unquoted code (`token: accessToken`, `apiKey = process.env.API_KEY`) is a value only
+  // where everything after the operator is one: shell/.env `=`, CLI flags, `env:` maps
+  const code = !quoted && CODE.test(v) && (v.includes('.') || !/\d/.test(v));
+  const envGlue = glue === '=' || (/^:[ \t]{0,5}$/.test(glue) && !v.includes('.'));
+  if (code && !envGlue) return false;
+  const s = m.input;
+  let start = m.index;
+  const floor = Math.max(0, start - 64);
+  while (start > floor && NAME_CHAR.test(s.charAt(start - 1))) start--;
+  const name = s.slice(start, m.index) + head.slice(0, nameLen);
+  if (code) {
+    const literal =
+      ENV_NAME.test(name) || (glue === '=' && (name.startsWith('-') || LINE_START.test(s.slice(Math.max(0, start - 40), start))));
+    if (!literal) return false;
+  }
+  return nameHoldsValue(name, v);
+}
+
+/** The name holds the value (is not `TOKEN_URL`, `secretName`…; a number under a TOKEN-only name is a count). */
+function nameHoldsValue(name: string, v: string): boolean {
+  const words = nameWords(name);
+  if (words.length > 0 && SECRET_METADATA_WORDS.has(words[words.length - 1]!)) return false;
+  // `max_token: 100000000`: a count; a number under a password or secret name is a secret
+  if (NUMBER.test(v) && !/passw|secret|api[_-]?key|private[_-]?key|passphrase/i.test(name)) return false;
+  return true;
+}
+
+const SECRET_KEY_NAME = new RegExp(SECRET_NAME, 'i');
+
+/** A JSON object key that names a secret (`password`, `apiToken`, `DB_PASSWORD`; not `input_tokens`). */
+export function isSecretNamedKey(key: string): boolean {
+  return key.length <= 100 && SECRET_KEY_NAME.test(key);
+}
+
+/**
+ * The JSON walk's form of secret-assignment: the string value `v` of the key
+ * `key` (which isSecretNamedKey accepted) is a secret, judged as the quoted
+ * value of `"key": "v"` in text would be.
+ */
+export function isSecretKeyedValue(key: string, v: string): boolean {
+  if (v.length < 8 || v.length > 200 || /[\s'"\x60\\]/.test(v) || /^(?:REDACTED)+$/.test(v)) return false;
+  if (VAR_REF.test(v) || PLACEHOLDER.test(v) || URL_PLACEHOLDER.test(v)) return false;
+  const lower = v.toLowerCase();
+  if (GENERIC_STOPWORDS.some((w) => lower.includes(w))) return false;
+  return secretAssignmentValue(v) && nameHoldsValue(key, v);
+}
+
 function hasDigit(s: string): boolean {
   return /[0-9]/.test(s);
 }
@@ -348,8 +479,11 @@ export const RULES: Rule[] = [
     regex: String.raw`jdbc:[a-z0-9]{2,20}:(?:[a-z0-9]{1,20}:)?(?://[^:/?#@\s'"\x60\\]{1,200}:|[a-z]{1,10}:[^/\s@'"\x60:]{1,100}/)([^@/\s'"\x60\\]{1,200})@`, allowlist: [URL_PLACEHOLDER] },
   { id: 'connection-string-password', family: 'connection-string', keywords: ['password', 'pwd'], flags: 'i', anchored: true,
     regex: String.raw`(?:(?<=;\s{0,3})(?:password|pwd)\s{0,3}=\s{0,3}([^;'"\s\\]{4,200})|(?:password|pwd)\s{0,3}=\s{0,3}([^;'"\s\\]{4,200});)`, allowlist: [URL_PLACEHOLDER] },
-  { id: 'url-credentials', family: 'url-credentials', keywords: ['://'], flags: 'i',
-    regex: String.raw`(?<![a-z0-9+.-])(?:https?|ftps?|sftp|ssh|smtps?|imaps?|ldaps?|git|svn|nats|kafka|mqtts?|wss?):\/\/[^:/?#@\s'"\x60\\]{1,200}:([^@/?#\s'"\x60\\]{3,300})@`, allowlist: [URL_PLACEHOLDER] },
+  // `user:pass@` after any scheme (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`):
+  // ssh://, ftp://, git+https://, mongodb+srv://…; the user may be empty (`https://:token@`).
+  // Anchored on `://`, the scheme is checked behind it.
+  { id: 'url-credentials', family: 'url-credentials', keywords: ['://'], flags: 'i', anchored: true,
+    regex: String.raw`(?<=(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,40})://[^:/?#@\s'"\x60\\]{0,200}:([^@/?#\s'"\x60\\]{3,300})@`, allowlist: [URL_PLACEHOLDER, VAR_REF, WORD_PLACEHOLDER, ENV_PLACEHOLDER], stopwords: GENERIC_STOPWORDS },
 
   // ── HTTP authorization ─────────────────────────────────────────────────
   { id: 'auth-bearer-token', family: 'http-authorization', keywords: ['bearer'], flags: 'i',
@@ -358,8 +492,20 @@ export const RULES: Rule[] = [
     regex: String.raw`\bBasic\s{1,5}([A-Za-z0-9+/]{8,1000}={0,3})(?![A-Za-z0-9+/=])`, validate: isBasicCredential },
   { id: 'auth-header-token', family: 'http-authorization', keywords: ['authorization'], flags: 'i',
     regex: String.raw`Authorization(?:\\?['"])?\s{0,3}[:=]\s{0,3}(?:\\?['"])?(?:(?:Token|Bot|ApiKey|Key|SSWS|Digest)\s{1,5})?([A-Za-z0-9._~+/=-]{16,4000})`, validate: hasDigit },
+  // `-u/--user user:pass` (and `-U/--proxy-user`) anywhere in a curl command: right after
+  // `curl`, glued (`-uuser:pass`), bundled (`-su`), `--user=`, quoted, across `\` line
+  // continuations; the password is the secret, or the user when the password is empty (`-u sk_…:`).
   { id: 'curl-user-credentials', family: 'http-authorization', keywords: ['curl'],
-    regex: String.raw`curl\s[^\n]{0,300}?\s(?:-u|--user)\s{1,5}['"]?[^:\s'"]{1,100}:([^\s'"]{3,200})`, allowlist: [URL_PLACEHOLDER] },
+    regex: String.raw`(?<![\w-])curl(?:\.exe)?\s${CMD_REST}(?:-[sSfLkivIgnNjq0-6]{0,6}[uU][ \t]{0,5}|--(?:proxy-)?user(?:=|[ \t]{1,5}))${USER_PASS}`,
+    allowlist: [URL_PLACEHOLDER, VAR_REF, WORD_PLACEHOLDER, ENV_PLACEHOLDER], stopwords: GENERIC_STOPWORDS },
+  { id: 'wget-password', family: 'http-authorization', keywords: ['wget'],
+    regex: String.raw`(?<![\w-])wget(?:\.exe)?\s${CMD_REST}--(?:http-|ftp-|proxy-)?password(?:=|[ \t]{1,5})(?:\\?['"]([^'"\n\\]{1,200})(?=\\?['"])|([^\s'"\\]{1,200}))`,
+    allowlist: [URL_PLACEHOLDER, VAR_REF, WORD_PLACEHOLDER, ENV_PLACEHOLDER], stopwords: GENERIC_STOPWORDS },
+  // httpie (`http`, `https`) and xh: `-a user:pass`, `--auth user:pass`, `--auth=user:pass`
+  // (the command and a space are the keywords: `-a` alone is in every `acme-api` path)
+  { id: 'httpie-auth', family: 'http-authorization', keywords: ['http ', 'https ', 'xh ', 'xhs '],
+    regex: String.raw`(?<![\w/.-])(?:https?|xhs?) ${CMD_REST}(?:-a[ \t]{0,5}|--auth(?:=|[ \t]{1,5}))${USER_PASS}`,
+    allowlist: [URL_PLACEHOLDER, VAR_REF, WORD_PLACEHOLDER, ENV_PLACEHOLDER], stopwords: GENERIC_STOPWORDS },
 
   // ── Command-line and file formats ──────────────────────────────────────
   { id: 'sshpass-password', family: 'cli-password', keywords: ['sshpass'], regex: String.raw`sshpass\s{1,5}-p\s{0,5}['"]?([^\s'"]{3,200})`, allowlist: [URL_PLACEHOLDER] },
@@ -378,6 +524,12 @@ export const RULES: Rule[] = [
     keywords: ['passw', 'pwd', 'passphrase', 'secret'], anchored: true,
     regex: String.raw`(?:passw(?:or)?d|pwd|passphrase|secret)${ASSIGN}(?:([A-Za-z0-9_.=+/~!@#$%^&*?-]{8,200})${VALUE_END}|([^'"\s\\\x60]{8,200})(?=\\?['"\x60]))`,
     entropy: 3, allowlist: [IDENTIFIER, PLACEHOLDER], stopwords: GENERIC_STOPWORDS },
+  // SPEC-2 §A.12: a secret-named assignment's value, whatever its shape (see the helpers above)
+  { id: 'secret-assignment', family: 'generic', flags: 'i', anchored: true,
+    keywords: ['password', 'passwd', 'passphrase', 'secret', 'token', 'api_key', 'apikey', 'api-key', 'private_key', 'privatekey', 'private-key'],
+    regex: String.raw`${SECRET_NAME_GLUE}(?:${SECRET_QUOTED}|${SECRET_BARE})`,
+    allowlist: [VAR_REF, PLACEHOLDER, URL_PLACEHOLDER], stopwords: GENERIC_STOPWORDS,
+    validate: secretAssignmentValue, validateMatch: secretAssignmentContext },
 ];
 
 /** Number of pattern rules (a test pins it). */

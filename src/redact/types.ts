@@ -28,6 +28,11 @@ export interface Rule {
   stopwords?: string[];
   /** Extra check on the secret; false drops it. */
   validate?: (secret: string) => boolean;
+  /**
+   * Check on the whole match (its groups, `index` and `input`), for rules whose
+   * verdict depends on the context around the secret; false drops the match.
+   */
+  validateMatch?: (m: RegExpExecArray) => boolean;
 }
 
 /** A compiled rule, as the engine uses it. */

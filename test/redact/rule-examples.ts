@@ -216,9 +216,17 @@ export const RULE_EXAMPLES: Record<string, RuleExample> = {
   'auth-basic-credentials': ex(Buffer.from('deploy:' + gen(AN, 16)).toString('base64'), 'Basic authentication is configured in nginx', (s) => `Authorization: Basic ${s}`),
   'auth-header-token': ex(gen(AN, 40), 'the Authorization: header is documented below', (s) => `Authorization: token ${s}`),
   'curl-user-credentials': ex(gen(AN, 16), 'curl -u admin https://api.example.com', (s) => `curl -s -u admin:${s} https://api.example.com`),
+  'wget-password': ex(gen(AN, 16), 'wget --ask-password --user=deploy https://files.example.com/a.tgz', (s) => `wget --user=deploy --password=${s} https://files.example.com/a.tgz`),
+  'httpie-auth': ex(gen(AN, 16), 'http -A bearer https://api.example.com/items and ls -a /tmp', (s) => `http -a deploy:${s} POST https://api.example.com/items`),
   'sshpass-password': ex(gen(AN, 16), 'sshpass -f ~/.pw ssh host', (s) => `sshpass -p '${s}' ssh deploy@host`),
   'cli-secret-flag': ex(gen(AN, 20), 'mytool --password-file ~/.pw --token-stdin', (s) => `mytool login --password ${s}`),
   'netrc-password': ex(gen(AN, 20), 'machine api.example.com login deploy', (s) => `machine api.example.com login deploy password ${s}`),
   'generic-api-key': ex('Zx81Qw72Er63Ty54', 'const apiKey = config.apiKeyFromEnvironment; key: src/middleware/rateLimit.ts', (s) => `api_key = "${s}"`),
   'generic-password': ex('P@ss!w0rd#2024xyz', 'password: hunter2 and password = getPasswordFromVault()', (s) => `password = "${s}"`),
+  // low-entropy words: only the secret-named assignment sees them
+  'secret-assignment': ex(
+    `${gen(LO, 7)}-${gen(LO, 5)}-${gen(LO, 7)}-${gen(LO, 6)}`,
+    'const token = getToken(); TOKEN_LIMIT=100000000 PASSWORD=$DB_PASSWORD "input_tokens": 12345678 password: ${{ secrets.DB }} token: string',
+    (s) => `DB_PASSWORD=${s}`,
+  ),
 };

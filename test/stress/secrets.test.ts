@@ -27,7 +27,18 @@ const EXTRA: { pos: string; secret: string }[] = [
   { pos: 'AWS_SECRET_ACCESS_KEY=fAkE9sEcReT/tEsTkEy+Q2mZ7vR1bN8kL3pJ5wX4yD6h', secret: 'fAkE9sEcReT/tEsTkEy+Q2mZ7vR1bN8kL3pJ5wX4yD6h' },
   { pos: 'DB_PASSWORD=FakePw-hK9vQ2mZ7xR4tB8nW3yL6pJ5sD1', secret: 'FakePw-hK9vQ2mZ7xR4tB8nW3yL6pJ5sD1' },
   { pos: 'AKIAFAKE2TESTKEY7ZQX in the logs', secret: 'AKIAFAKE2TESTKEY7ZQX' },
+  // SPEC-2 §A.12 / A13: curl -u right after curl, a low-entropy secret-named assignment, and relatives
+  { pos: 'curl -u admin:S3cretPassw0rd https://api.example.com/v1/items', secret: 'S3cretPassw0rd' },
+  { pos: 'DB_PASSWORD=correct-horse-battery-staple', secret: 'correct-horse-battery-staple' },
+  { pos: '  db_password: fakeyaml-words-only', secret: 'fakeyaml-words-only' },
+  { pos: '{"apiToken": "fakejson-words-only"}', secret: 'fakejson-words-only' },
+  { pos: "export X_SECRET='fakeshell-words-only'", secret: 'fakeshell-words-only' },
+  { pos: 'git clone ssh://deploy:FakeSshPassw0rd@git.example.com/acme/api.git', secret: 'FakeSshPassw0rd' },
+  { pos: 'wget --user=ops --http-password=FakeWgetPassw0rd https://files.example.com/a.tgz', secret: 'FakeWgetPassw0rd' },
+  { pos: 'http --auth ops:FakeHttpiePassw0rd https://api.example.com/items', secret: 'FakeHttpiePassw0rd' },
 ];
+/** A secret only a JSON key names (`"password": "…"` in a tool call's input), planted in the subagent transcript. */
+const KEYED = 'fakekeyed-words-only';
 const PLANTED = [...Object.values(RULE_EXAMPLES).map((e) => ({ pos: e.pos, secret: e.secret })), ...EXTRA];
 const ALL = PLANTED.map((p) => p.pos).join('\n');
 
@@ -94,6 +105,7 @@ describe('no planted secret reaches any git object or any file under .entire/', 
         { type: 'assistant', uuid: 's2', message: { id: 'sm1', role: 'assistant', content: [{ type: 'tool_use', id: 'st1', name: 'Write', input: { file_path: join(r.dir, 'sub.go'), content: 'package sub\n' } }], usage: { output_tokens: 3 } } },
         { type: 'user', uuid: 's3', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'st1', content: `ok ${ALL}` }] } },
         { type: 'assistant', uuid: 's4', message: { id: 'sm2', role: 'assistant', content: [{ type: 'text', text: `done, used ${ALL}` }] } },
+        { type: 'assistant', uuid: 's5', message: { id: 'sm3', role: 'assistant', content: [{ type: 'tool_use', id: 'st2', name: 'mcp__db__connect', input: { host: 'db.internal', password: KEYED } }] } },
       ]
         .map((l) => JSON.stringify(l))
         .join('\n') + '\n',
@@ -142,6 +154,7 @@ describe('no planted secret reaches any git object or any file under .entire/', 
     // the needles do match what was planted, and each place reached git (redacted)
     expect(findLeaks('transcript', readFileSync(agent.transcriptPath)).length).toBeGreaterThanOrEqual(PLANTED.length);
     expect(findLeaks('subagent transcript', readFileSync(sub)).length).toBeGreaterThanOrEqual(PLANTED.length);
+    expect(readFileSync(sub, 'utf8')).toContain(KEYED);
     const objects = allObjects(r);
     for (const marker of ['Please use these credentials', 'cat > .env', 'wrote .env:', 'subagent task:', 'done, used ']) {
       expect(objects.includes(marker), `nothing of "${marker}" was stored`).toBe(true);
@@ -152,6 +165,10 @@ describe('no planted secret reaches any git object or any file under .entire/', 
       ...filesUnder(join(r.dir, '.entire')).flatMap((f) => findLeaks(f.slice(r.dir.length + 1), readFileSync(f))),
       ...filesUnder(join(r.dir, '.git', 'entire-sessions')).flatMap((f) => findLeaks(f.slice(r.dir.length + 1), readFileSync(f))),
     ];
+    expect(objects.includes('mcp__db__connect'), 'the subagent transcript was stored').toBe(true);
+    for (const [where, buf] of [['local objects', objects], ['remote objects', allObjects(remote)]] as const) {
+      if (buf.includes(KEYED)) leaks.push(`${where}: ${KEYED}`);
+    }
     expect(leaks, `secrets leaked:\n${leaks.join('\n')}`).toEqual([]);
     expectFsck(r);
     expectFsck(remote);
