@@ -382,12 +382,22 @@ async function explainCommit(repo: Repo, rev: string, opts: ExplainOptions, io: 
   const tip = await metadataTipForRead(repo);
   const loaded: LoadedCheckpoint[] = [];
   const missing: string[] = [];
+  let corrupt = 0;
   for (const id of ids) {
-    const l = await loadCheckpoint(repo, tip, id, io);
+    let l: LoadedCheckpoint | null;
+    try {
+      l = await loadCheckpoint(repo, tip, id, io);
+    } catch (e) {
+      // one corrupt checkpoint (someone else's data) costs one warning, not the others (SPEC-2 A15)
+      if (!isEntireError(e, 'CORRUPT_METADATA') || ids.length === 1) throw e;
+      io.err(`[entire] Warning: skipping checkpoint ${id}: ${e.message}`);
+      corrupt++;
+      continue;
+    }
     if (l) loaded.push(l);
     else missing.push(id);
   }
-  if (ids.length > 0 && loaded.length === 0) {
+  if (ids.length > 0 && loaded.length === 0 && corrupt === 0) {
     throw new EntireError('CHECKPOINT_NOT_FOUND', `checkpoint ${missing.join(', ')} linked by commit ${sha.slice(0, 7)} not found on entire/checkpoints/v1`);
   }
   for (const id of missing) io.err(`[entire] Warning: checkpoint ${id} linked by commit ${sha.slice(0, 7)} not found on entire/checkpoints/v1`);

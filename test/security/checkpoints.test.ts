@@ -337,3 +337,33 @@ describe('case 7: nothing from someone else’s data reaches the terminal raw (A
     expect(existsSync(join(v.dir, '.git', 'entire-sessions')) ? readdirSync(join(v.dir, '.git', 'entire-sessions')).filter((n: string) => n.endsWith('.json')) : []).toEqual([]);
   });
 });
+
+describe('corrupt linked checkpoints (A15)', () => {
+  it('explain --commit shows the good ones and one warning per bad one; explain --checkpoint <bad> exits 1 with one line', () => {
+    const good = 'c0c1c2c3c4c5';
+    const corrupt = 'd0d1d2d3d4d5';
+    const deep = 'e0e1e2e3e4e5';
+    const deepJson = '['.repeat(5000) + '"bottom"' + ']'.repeat(5000);
+    const deepSlot = slot(deep, '0d9e8f7a-6b5c-4d3e-8f1a-2b3c4d5e6f70', transcriptLine('deep'), { summary: '__DEEP__', checkpoints_count: 'many', files_touched: 7 });
+    deepSlot['metadata.json'] = (deepSlot['metadata.json'] as string).replace('"__DEEP__"', deepJson);
+    const { remote } = attackerRemote({
+      [good]: checkpointSpec(good, [slot(good, SID, transcriptLine('fine'))]),
+      [corrupt]: { 'metadata.json': '{"checkpoint_id": ', '0': { 'metadata.json': '{not json', 'full.jsonl': transcriptLine('x') } },
+      [deep]: checkpointSpec(deep, [deepSlot]),
+    });
+    const v = victimOf(remote);
+    v.git(['checkout', '-q', 'feature']);
+    const res = v.entire(['explain', '--commit', 'HEAD']);
+    expect(res.status, res.stderr).toBe(0);
+    expect(res.stderr).not.toMatch(/^\s+at /m);
+    expect(res.stdout).toContain(good);
+    expect(res.stdout).toContain(deep);
+    expect(res.stderr.split('\n').filter((l) => l.includes(corrupt)).length).toBe(1);
+    const bad = v.entire(['explain', '--checkpoint', corrupt]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr.trim().split('\n').length).toBe(1);
+    const d = v.entire(['explain', '--checkpoint', deep, '--full']);
+    expect(d.status, d.stderr).toBe(0);
+    expect(d.stderr).not.toMatch(/^\s+at /m);
+  });
+});
