@@ -90,10 +90,15 @@ export function branchTree(r: TempRepo, checkpoints: Record<string, Spec>): stri
   return writeTree(r, shards);
 }
 
+/** The agents' transcript roots under $HOME (SPEC-2 §A.5): where a restore may write. */
+export const AGENT_ROOTS = ['.claude/projects', '.gemini/tmp', '.cursor/projects'];
+export const AGENT_HOMES = ['.claude', '.gemini', '.cursor'];
+
 /** Fingerprint of $HOME outside the roots entire may write to (agent transcript roots, the code cache). */
 export function homeSnapshot(r: TempRepo): Map<string, string> {
-  const m = snapshot(r.home, (rel) => rel === '.claude/projects' || rel.startsWith('.claude/projects/') || rel === '.cache' || rel.startsWith('.cache/'));
-  m.delete('.claude/'); // the agent home holding the root may be created
+  const roots = [...AGENT_ROOTS, '.cache'];
+  const m = snapshot(r.home, (rel) => roots.some((x) => rel === x || rel.startsWith(x + '/')));
+  for (const h of AGENT_HOMES) m.delete(`${h}/`); // an agent home holding a root may be created
   return m;
 }
 
