@@ -7,6 +7,7 @@ import type { HookContext } from './context.js';
 import { pushSessionsEnabled } from '../settings/settings.js';
 import { gitArgv, isDryRunPush } from '../git/argv.js';
 import { syncMetadataBranch } from '../sync/push.js';
+import { writeStderr } from '../stderr.js';
 
 export async function prePush(ctx: HookContext, args: string[]): Promise<void> {
   const remote = args[0];
@@ -16,6 +17,12 @@ export async function prePush(ctx: HookContext, args: string[]): Promise<void> {
   if (argv && isDryRunPush(argv.slice(2))) return;
   // the person pushes the metadata branch (or everything) themselves: pushing it
   // first here would make git's own update of that ref fail
-  if (argv && argv.slice(2).some((a) => a === '--all' || a === '--mirror' || a === '--branches' || /(^|[:+/])entire\/checkpoints\/v1$/.test(a))) return;
+  const args2 = argv ? argv.slice(2) : [];
+  if (args2.some((a) => a === '--all' || a === '--mirror' || a === '--branches')) {
+    // SPEC-2 §A.12: shadow branches hold the sessions' uncommitted work-tree snapshots, meant to stay local
+    writeStderr('[entire] warning: this push sends every local branch, including Entire\'s shadow branches (entire/<commit>-<worktree>); push branches by name to keep them local\n');
+    return;
+  }
+  if (args2.some((a) => /(^|[:+/])entire\/checkpoints\/v1$/.test(a))) return;
   await syncMetadataBranch(ctx, remote);
 }

@@ -32,9 +32,15 @@ export async function adapterFor(state: Pick<SessionState, 'agent_type'> | null,
  */
 export function readableTranscript(adapter: AgentAdapter, path: string | undefined): boolean {
   if (!path) return false;
+  if (readable.has(path)) return true;
   if (transcriptPathProblem(path, adapter.transcriptRoot()) !== null) return false;
-  return transcriptOpens(path);
+  // a hook asks this several times: a file that passed once stays passed for the process
+  // (every read still opens through openTranscript, which checks again)
+  if (!transcriptOpens(path)) return false;
+  readable.add(path);
+  return true;
 }
+const readable = new Set<string>();
 
 const caches = new Map<string, TranscriptCache>();
 

@@ -48,3 +48,23 @@ describe('case 10: new credential forms never reach git (A13)', () => {
     }
   });
 });
+
+describe('pushing everything (SPEC-2 §A.12)', () => {
+  it('git push --all warns that shadow branches go too; a push by name does not', () => {
+    const r: TempRepo = enabledRepo();
+    const remote = makeRepo({ bare: true });
+    r.git(['remote', 'add', 'origin', remote.dir]);
+    const agent = new FakeClaude(r);
+    agent.sessionStart();
+    agent.prompt('write w.txt');
+    agent.write('w.txt', 'work in progress\n');
+    expect(agent.stop().status).toBe(0);
+    expect(r.git(['for-each-ref', '--format=%(refname)', 'refs/heads/entire/'])).toMatch(/refs\/heads\/entire\/[0-9a-f]{7}-[0-9a-f]{6}/);
+    const byName = r.gitResult(['push', 'origin', 'main']);
+    expect(byName.status, byName.stderr).toBe(0);
+    expect(byName.stderr).not.toContain('shadow branches');
+    const all = r.gitResult(['push', '--all', 'origin']);
+    expect(all.status, all.stderr).toBe(0);
+    expect(all.stderr).toContain("[entire] warning: this push sends every local branch, including Entire's shadow branches");
+  });
+});
