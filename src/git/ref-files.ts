@@ -13,13 +13,14 @@
  * clashes with a directory, HEAD pointing at one of the refs, an identity or
  * date that only git can work out, or a ref store other than files.
  */
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Repo } from './repo.js';
 import type { RefUpdate } from './refs.js';
 import { readConfigValue } from './config-file.js';
 import { zeroOid } from './repo.js';
 import { isValidRefName, packedRefsHaveUnder, packedRefValue, parseRefFile, readHead } from './ref-format.js';
+import { adjustSharedPerm, mkdirShared, sharedPerm } from './shared-perm.js';
 
 function readText(path: string): string | null {
   try {
@@ -86,6 +87,9 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
   // HEAD's own reflog would need a line too; a HEAD git would not read is git's to judge
   const head = readHead(repo.gitDir, hexLen);
   if (head === null || (head.symref !== undefined && refs.includes(head.symref))) return undefined;
+  // core.sharedRepository: what we create gets the group's bits, as git's files do
+  const perm = sharedPerm(repo, env);
+  if (perm === undefined) return undefined;
   const ident = reflogIdent(repo, env);
   if (ident === undefined) return undefined;
   const logs = new Map<string, boolean>();
@@ -113,8 +117,9 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
     for (const ref of [...refs].sort()) {
       const path = join(repo.commonDir, ref);
       try {
-        mkdirSync(dirname(path), { recursive: true });
+        mkdirShared(dirname(path), perm);
         locks.push({ ref, path, fd: openSync(path + '.lock', 'wx', 0o666) });
+        adjustSharedPerm(path + '.lock', perm); // the ref is this file, renamed
       } catch {
         release();
         return undefined; // held by another process, or a file where a directory must be
@@ -210,8 +215,9 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
       }
       if (logs.get(u.ref)) {
         try {
-          mkdirSync(dirname(logPath), { recursive: true });
+          mkdirShared(dirname(logPath), perm);
           appendFileSync(logPath, `${old} ${u.newOid} ${ident}\t${message.replace(/\n/g, ' ')}\n`);
+          adjustSharedPerm(logPath, perm); // as git does each time it opens a reflog
         } catch {
           /* git, too, goes on when the reflog cannot be written */
         }
