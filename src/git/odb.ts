@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Repo, Ident } from './repo.js';
 import type { CommitSpec, TreeChange } from './fastimport.js';
 import { isTreeMode, isValidTreePath, TreeCursor } from './tree-format.js';
-import { readConfigValue } from './config-file.js';
+import { sharedPerm } from './shared-perm.js';
 import { EMPTY_TREE } from './repo.js';
 import { zlib } from '../builtins.js';
 import { createHasher, adler32 } from './checksums.js';
@@ -26,10 +26,8 @@ import { packWritable, writePackFiles } from './pack-policy.js';
 /** Whether this repository's objects can be written here (else use fast-import). */
 export function canWriteLoose(repo: Repo, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env['GIT_OBJECT_DIRECTORY'] || env['GIT_QUARANTINE_PATH']) return false;
-  // shared repositories need git's permission rules: let git write
-  const shared = readConfigValue('core', 'sharedrepository', repo);
-  if (shared === undefined || (shared.value !== null && !/^(false|umask|0|no|off)$/i.test(shared.value))) return false;
-  return true;
+  // shared repositories need git's permission rules for objects: let git write (src/git/shared-perm.ts)
+  return sharedPerm(repo, env) === 0;
 }
 
 /** Something objects are written to: returns the id of what was written. */

@@ -82,7 +82,10 @@ describe('config values without a spawn', () => {
     writeFileSync(global, '[core]\n\tcommentChar = "@" # note\n');
     r.git(['config', '--unset', 'core.commentChar']);
     expect(readConfigValue('core', 'commentchar', dirs, { ...env, GIT_CONFIG_GLOBAL: global })).toEqual({ value: '@' });
+    // an include is followed (test/git/config-include.test.ts has the rest)
     writeFileSync(global, '[include]\n\tpath = other\n');
-    expect(readConfigValue('core', 'commentchar', dirs, { ...env, GIT_CONFIG_GLOBAL: global })).toBeUndefined();
+    expect(readConfigValue('core', 'commentchar', dirs, { ...env, GIT_CONFIG_GLOBAL: global })).toEqual({ value: null });
+    writeFileSync(join(r.home, 'other'), '[core]\n\tcommentChar = "&"\n');
+    expect(readConfigValue('core', 'commentchar', dirs, { ...env, GIT_CONFIG_GLOBAL: global })).toEqual({ value: '&' });
   });
 });
