@@ -165,6 +165,11 @@ function condition(cond: string, file: string | null, q: Lookup): boolean | unde
 
 /** include_by_gitdir: the pattern against the git dir, resolved, then as given. */
 function byGitdir(pattern: string, icase: boolean, file: string | null, q: Lookup): boolean | undefined {
+  // git expands `~user/` (getpwnam) and `%(prefix)/` too: not modelled here
+  if ((pattern.startsWith('~') && pattern !== '~' && !pattern.startsWith('~/')) || pattern.startsWith('%(prefix)/')) {
+    return unknown(`an includeIf pattern this reader does not expand (${pattern.slice(0, 40)})`) ?? undefined;
+  }
+  // with HOME unset git matches the pattern as written
   let pat = expandUserPath(pattern, q.env, true) ?? pattern;
   let prefix = 0;
   if (pat.startsWith('./')) {

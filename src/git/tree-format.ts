@@ -121,6 +121,7 @@ export class TreeCursor {
   nul = 0;
   end = 0;
   private at = 0;
+  private modeNum = -1;
 
   constructor(
     readonly data: Buffer,
@@ -134,7 +135,8 @@ export class TreeCursor {
     const sp = d.indexOf(0x20, i);
     if (sp < 0) throw new CorruptTreeError('an entry without a mode');
     // git's decoder takes octal digits up to the space, and nothing else
-    if (modeAt(d, i, sp) === -2) throw new CorruptTreeError('a malformed mode');
+    const mode = modeAt(d, i, sp);
+    if (mode === -2) throw new CorruptTreeError('a malformed mode');
     const nul = d.indexOf(0, sp + 1);
     if (nul < 0) throw new CorruptTreeError('an entry name without its end');
     const end = nul + 1 + this.oidBytes;
@@ -144,12 +146,13 @@ export class TreeCursor {
     this.nul = nul;
     this.end = end;
     this.at = end;
+    this.modeNum = mode;
     return true;
   }
 
   /** The current entry's mode as a number, -1 if it is not one of git's. */
   mode(): number {
-    return modeAt(this.data, this.start, this.sp);
+    return this.modeNum;
   }
 
   /** The current entry is one git would check out (name and mode). */

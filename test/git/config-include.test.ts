@@ -111,6 +111,7 @@ describe('config includes, as git reads them', () => {
     const cases: [string, string][] = [
       ['[includeIf "hasconfig:remote.*.url:https://example.com/**"]\n\tpath = x\n', 'hasconfig'],
       ['[include]\n\tpath = ~root/x\n', '~root'],
+      ['[includeIf "gitdir:~root/work/"]\n\tpath = x\n', '~root in a pattern'],
       ['[include]\n\tpath = %(prefix)/x\n', 'prefix'],
       ['[include]\n\tpath\n', 'no value'],
       ['[include]\n\tpath = .gitconfig\n', 'itself, endlessly'],
