@@ -15,12 +15,56 @@ const vm = require('vm');
 const full = path.join(__dirname, '..', 'dist', 'entire.cjs');
 let bundle = process.argv[2] === 'hooks' ? path.join(__dirname, '..', 'dist', 'hooks.cjs') : full;
 
+// The cache is code this process runs: only a directory that is ours alone, and files in it that
+// only we can have written (SPEC-2 §A.9). With HOME and XDG_CACHE_HOME both unset there is no
+// cache: a shared fallback such as /tmp is a directory another local user can fill first.
 function cacheDir() {
-  const base = process.env.ENTIRE_CACHE_DIR ||
-    (process.env.XDG_CACHE_HOME ? path.join(process.env.XDG_CACHE_HOME, 'entire') : null) ||
-    (process.env.HOME ? path.join(process.env.HOME, '.cache', 'entire') : null) ||
-    path.join(require('os').tmpdir(), 'entire-cache-' + (process.getuid ? process.getuid() : 'u'));
-  return base;
+  const env = process.env;
+  if (env.ENTIRE_CACHE_DIR) return path.isAbsolute(env.ENTIRE_CACHE_DIR) ? env.ENTIRE_CACHE_DIR : null;
+  // XDG: a relative XDG_CACHE_HOME is invalid and ignored
+  if (env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME)) return path.join(env.XDG_CACHE_HOME, 'entire');
+  if (env.HOME && path.isAbsolute(env.HOME)) return path.join(env.HOME, '.cache', 'entire');
+  return null;
+}
+
+// No uids where Node has no geteuid (Windows): there only the symlink checks apply.
+const euid = typeof process.geteuid === 'function' ? process.geteuid() : null;
+
+/** A directory (lstat: not a symlink to one) owned by us, with no group or other bits. */
+function trustedDir(dir) {
+  let st;
+  try {
+    st = fs.lstatSync(dir);
+  } catch {
+    return false;
+  }
+  return st.isDirectory() && (euid === null || (st.uid === euid && (st.mode & 0o077) === 0));
+}
+
+/** The cache file's bytes if it is a regular file (not followed if a symlink), ours, writable by no one else. */
+function readCache(file) {
+  let fd;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW || 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || (euid !== null && (st.uid !== euid || (st.mode & 0o022) !== 0))) return undefined;
+    const buf = Buffer.allocUnsafe(st.size);
+    let n = 0;
+    while (n < buf.length) {
+      const r = fs.readSync(fd, buf, n, buf.length - n, n);
+      if (r === 0) break;
+      n += r;
+    }
+    return n === buf.length ? buf : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function run() {
@@ -47,13 +91,13 @@ function run() {
   // so each hook keeps a cache holding exactly the code it runs.
   const a = process.argv;
   const profile = a[2] === 'hooks' ? 'hooks-' + (a[3] || '') + '-' + (a[4] || '') : 'cli-' + (a[2] || '');
-  const dir = cacheDir();
+  const dir = process.env.ENTIRE_NO_CODE_CACHE === '1' ? null : cacheDir();
   // several installs may share the cache dir: each cleans only its own old files
   let h = 0x811c9dc5; // FNV-1a of the bundle path (no crypto load on the hot path)
   for (let i = 0; i < bundle.length; i++) h = Math.imul(h ^ bundle.charCodeAt(i), 0x01000193) >>> 0;
   const owner = h.toString(16);
   const stem = 'entire-' + owner + '-';
-  const cacheFile = path.join(dir, stem + key.replace(/[^A-Za-z0-9.-]/g, '_') + '-' + profile.replace(/[^A-Za-z0-9-]/g, '_').slice(0, 60) + '.v8');
+  const cacheFile = dir === null ? '' : path.join(dir, stem + key.replace(/[^A-Za-z0-9.-]/g, '_') + '-' + profile.replace(/[^A-Za-z0-9-]/g, '_').slice(0, 60) + '.v8');
   // The file is one generation byte, then V8's data. A run's cache holds what that run compiled
   // (what it loaded from the cache included), so rewriting it after each of a profile's first
   // GENERATIONS runs makes it the union of their paths: a first prepare-commit-msg that added no
@@ -61,14 +105,14 @@ function run() {
   const GENERATIONS = 4;
   let cachedData;
   let generation = 0;
-  if (process.env.ENTIRE_NO_CODE_CACHE !== '1') {
-    try {
-      const buf = fs.readFileSync(cacheFile);
-      if (buf.length > 1) {
-        generation = buf[0];
-        cachedData = buf.subarray(1);
-      }
-    } catch { cachedData = undefined; }
+  // the directory is checked once here; a directory that is not (yet) ours gets no cache written either
+  const usable = dir !== null && trustedDir(dir);
+  if (usable) {
+    const buf = readCache(cacheFile);
+    if (buf !== undefined && buf.length > 1) {
+      generation = buf[0];
+      cachedData = buf.subarray(1);
+    }
   }
   const wrapper = '(function (exports, require, module, __filename, __dirname) { ' + source + '\n});';
   const script = new vm.Script(wrapper, { filename: bundle, cachedData, importModuleDynamically: undefined });
@@ -76,14 +120,19 @@ function run() {
   const next = rejected ? 1 : generation + 1;
   const mod = { exports: {}, id: bundle, filename: bundle, loaded: false };
   const fn = script.runInThisContext();
-  if (process.env.ENTIRE_NO_CODE_CACHE !== '1' && next <= GENERATIONS) {
+  if (dir !== null && next <= GENERATIONS) {
     // Written at exit so the cache also holds the functions this run compiled lazily.
     process.once('exit', () => {
       try {
+        if (!usable) {
+          // created 0700 when missing; one that exists already must pass the same checks
+          fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+          if (!trustedDir(dir)) return;
+        }
         const data = script.createCachedData();
-        fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
         const tmp = cacheFile + '.' + process.pid + '.tmp';
-        fs.writeFileSync(tmp, Buffer.concat([Buffer.of(next), data]), { mode: 0o600 });
+        try { fs.unlinkSync(tmp); } catch { /* none left over */ }
+        fs.writeFileSync(tmp, Buffer.concat([Buffer.of(next), data]), { mode: 0o600, flag: 'wx' });
         fs.renameSync(tmp, cacheFile);
         if (next > 1) return;
         // drop caches of earlier builds so the directory does not grow

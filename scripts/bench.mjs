@@ -20,7 +20,7 @@ const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 10));
  */
 const WARMUP = 4;
 const QUICK = process.env.BENCH_QUICK === '1'; // smaller transcripts, for trying the script
-// BENCH_ONLY=hooks,history,…: only these groups (commit, hooks, history, stop, redact, explain, store, sessionlog)
+// BENCH_ONLY=hooks,history,…: only these groups (commit, hooks, history, include, stop, redact, explain, store, sessionlog)
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 const want = (group) => ONLY.size === 0 || ONLY.has(group);
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'entire-bench-')));
@@ -165,9 +165,10 @@ const MB = 1024 * 1024;
 const T3 = QUICK ? 0.3 * MB : 3 * MB;
 const T50 = QUICK ? 5 * MB : 50 * MB;
 
-function liveRepo(name, transcriptBytes, history) {
+/** `extraEnv`: added to every hook and CLI run of this repository (the includeIf row's git config). */
+function liveRepo(name, transcriptBytes, history, extraEnv = {}) {
   const dir = newRepo(name);
-  entire(dir, ['enable']);
+  entire(dir, ['enable'], { env: extraEnv });
   git(dir, 'add', '.');
   git(dir, 'commit', '-q', '--no-verify', '-m', 'enable');
   if (history) {
@@ -198,13 +199,13 @@ function liveRepo(name, transcriptBytes, history) {
   /** One agent turn writing `file` (prompt → edit → Stop); returns the Stop time. */
   const agentTurn = (file) => {
     turn++;
-    entire(dir, ['hooks', 'claude-code', 'user-prompt-submit'], { input: hook('user-prompt-submit', { prompt: `turn ${turn}: write ${file}` }) });
+    entire(dir, ['hooks', 'claude-code', 'user-prompt-submit'], { input: hook('user-prompt-submit', { prompt: `turn ${turn}: write ${file}` }), env: extraEnv });
     writeFileSync(join(dir, file), `content of ${file} in turn ${turn}\n`);
     appendFileSync(transcript, lib.turnLines(sid, `turn ${turn}: write ${file}`, join(dir, file), `content of ${file}`));
-    return timed(process.execPath, [cli, 'hooks', 'claude-code', 'stop'], { cwd: dir, input: hook('stop') });
+    return timed(process.execPath, [cli, 'hooks', 'claude-code', 'stop'], { cwd: dir, input: hook('stop'), env: extraEnv });
   };
-  entire(dir, ['hooks', 'claude-code', 'session-start'], { input: hook('session-start') });
-  return { dir, sid, transcript, agentTurn };
+  entire(dir, ['hooks', 'claude-code', 'session-start'], { input: hook('session-start'), env: extraEnv });
+  return { dir, sid, transcript, agentTurn, env: extraEnv };
 }
 
 /**
@@ -271,13 +272,13 @@ function commitRound(live, label, i, hookEnv, acc) {
   // a baseline sample next to each hook run: the VM's speed drifts during a run
   const n1 = nodeOnce();
   if (i === WARMUP + 2) snapshot(live, label, 'prepare-commit-msg', hookEnv);
-  const t1 = timed(process.execPath, [cli, 'hooks', 'git', 'prepare-commit-msg', msgFile, 'message'], { cwd: dir, env: { ...hookEnv, GIT_EDITOR: ':' }, phases: `prepare-commit-msg${label}` });
+  const t1 = timed(process.execPath, [cli, 'hooks', 'git', 'prepare-commit-msg', msgFile, 'message'], { cwd: dir, env: { ...hookEnv, ...live.env, GIT_EDITOR: ':' }, phases: `prepare-commit-msg${label}` });
   if (!/Entire-Checkpoint: [0-9a-f]{12}/.test(readFileSync(msgFile, 'utf8'))) throw new Error('prepare-commit-msg added no trailer');
   git(dir, '-c', `core.hooksPath=${join(base, 'no-hooks-dir')}`, 'commit', '-q', '-F', msgFile);
   const before = git(dir, 'rev-parse', 'entire/checkpoints/v1').trim();
   const n2 = nodeOnce();
   if (i === WARMUP + 2) snapshot(live, label, 'post-commit', hookEnv);
-  const t2 = timed(process.execPath, [cli, 'hooks', 'git', 'post-commit'], { cwd: dir, env: hookEnv, phases: `post-commit${label}` });
+  const t2 = timed(process.execPath, [cli, 'hooks', 'git', 'post-commit'], { cwd: dir, env: { ...hookEnv, ...live.env }, phases: `post-commit${label}` });
   if (git(dir, 'rev-parse', 'entire/checkpoints/v1').trim() === before) throw new Error('post-commit wrote no checkpoint');
   if (i >= WARMUP) {
     acc.pcm.push(t1);
@@ -303,16 +304,39 @@ if (want('history') || want('list')) {
   hist.agentTurn('warmup.txt');
   commitRepos.push({ live: hist, label: ', history repo' });
 }
+if (want('include')) {
+  // A common setup: ~/.gitconfig with an [include] and [includeIf "gitdir:…"] (a work identity).
+  // The hooks' config reads follow them in-process (src/git/config-file.ts); before, any include
+  // sent every config read, the object writes and the ref updates to git processes.
+  writeFileSync(join(home, 'common.inc'), '[gc]\n\tautoPackLimit = 50\n');
+  writeFileSync(join(home, 'work.inc'), '[user]\n\tname = Bench\n\temail = bench@example.com\n');
+  writeFileSync(
+    join(home, '.gitconfig'),
+    `[include]\n\tpath = common.inc\n[includeIf "gitdir:${base}/"]\n\tpath = ~/work.inc\n[includeIf "gitdir:~/elsewhere/"]\n\tpath = ~/none.inc\n`,
+  );
+  note('live session with includeIf in ~/.gitconfig');
+  // the other rows keep GIT_CONFIG_GLOBAL=/dev/null; this one's hooks read $HOME/.gitconfig
+  const incEnv = { GIT_CONFIG_GLOBAL: undefined };
+  const inc = liveRepo('include', T3, null, incEnv);
+  inc.agentTurn('warmup.txt');
+  commitRepos.push({ live: inc, label: ', includeIf in ~/.gitconfig' });
+}
+const commitRowsAt = rows.length;
 if (commitRepos.length > 0) {
-  note(commitRepos.length > 1 ? 'commit hooks, the live and the history repository taking turns' : 'commit hooks');
+  note(commitRepos.length > 1 ? 'commit hooks, the repositories taking turns' : 'commit hooks');
   const results = commitHooksBench(commitRepos);
   if (live) plain = results[0];
 }
-if (plain && hist) {
+if (plain) {
   // Δ on the ratios (each row against its own node -e "" samples), of rows measured side by side
-  const [pcmPlain, pcPlain, pcmHist, pcHist] = rows.slice(-4).map((r) => r.ratio);
-  rows[rows.length - 2].extra += ` Δ ${(((pcmHist - pcmPlain) / pcmPlain) * 100).toFixed(1)} % vs no history`;
-  rows[rows.length - 1].extra += ` Δ ${(((pcHist - pcPlain) / pcPlain) * 100).toFixed(1)} % vs no history`;
+  const [pcmPlain, pcPlain] = rows.slice(commitRowsAt, commitRowsAt + 2).map((r) => r.ratio);
+  commitRepos.forEach((r, k) => {
+    if (k === 0) return;
+    const vs = r.live === hist ? 'no history' : 'no includes';
+    const [a, b] = [rows[commitRowsAt + 2 * k], rows[commitRowsAt + 2 * k + 1]];
+    a.extra += ` Δ ${(((a.ratio - pcmPlain) / pcmPlain) * 100).toFixed(1)} % vs ${vs}`;
+    b.extra += ` Δ ${(((b.ratio - pcPlain) / pcPlain) * 100).toFixed(1)} % vs ${vs}`;
+  });
 }
 
 // ------------------------------------------------------------------ Stop hook

@@ -8,7 +8,7 @@ import { runExitTasks } from '../exit-tasks.js';
 import { mark } from '../timing.js';
 import { setFaultScope } from '../faults.js';
 import { writeStderr, writeStdout } from '../stderr.js';
-import { memoizeConfigFiles } from '../git/config-file.js';
+import { memoizeConfigFiles, takeConfigFallback } from '../git/config-file.js';
 
 const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
@@ -115,6 +115,9 @@ export async function runHookCommand(args: string[]): Promise<void> {
     }
     writeStderr(`[entire] ${group ?? ''} ${verb ?? ''} hook failed: ${describeError(e).split('\n')[0]!.slice(0, 200)}\n`);
   } finally {
+    // a git config this process left to git (src/git/config-file.ts): one line, not silence
+    const configFallback = takeConfigFallback();
+    if (configFallback !== null) log?.info(`git config read by git: ${configFallback}`);
     runExitTasks();
     closeRepo?.();
     process.exitCode = 0;

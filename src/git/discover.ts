@@ -5,7 +5,7 @@
  * Anything unusual returns null and the caller asks git instead.
  */
 import { readConfigFile } from './config-file.js';
-import { isObjectId } from '../hex.js';
+import { isValidRefName, packedRefValue, parseRefFile, readHead } from './ref-format.js';
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
@@ -49,40 +49,38 @@ function gitDirFromDotGit(dir: string): string | null {
   return isAbsolute(p) ? p : resolve(dir, p);
 }
 
-export function resolveRef(gitDir: string, commonDir: string, ref: string): string | null | undefined {
+/**
+ * A ref's object id from the files backend (loose, then packed): null if it
+ * does not exist, undefined when git must say (a symbolic or malformed ref, a
+ * name git would refuse, a packed-refs file git would refuse).
+ */
+export function resolveRef(gitDir: string, commonDir: string, ref: string, hexLen = 40): string | null | undefined {
+  // the name becomes a path: only names git accepts (no `..`, no control characters)
+  if (!isValidRefName(ref, true)) return undefined;
   // per-worktree refs live in the worktree's git dir; branches in the common dir
   for (const base of ref.startsWith('refs/heads/') || ref.startsWith('refs/remotes/') || ref.startsWith('refs/tags/') ? [commonDir] : [gitDir, commonDir]) {
     const loose = read(join(base, ref));
     if (loose !== null) {
-      const v = loose.trim();
-      if (isObjectId(v)) return v;
-      return undefined; // a symbolic ref inside refs/: ask git
+      const v = parseRefFile(loose, hexLen);
+      return v?.oid; // a symbolic ref inside refs/, or a broken one: ask git
     }
   }
   const packed = read(join(commonDir, 'packed-refs'));
-  if (packed !== null) {
-    // a native search, not a split: packed-refs can list every tag of a big repository
-    const text = packed.endsWith('\n') ? packed : packed + '\n';
-    const at = text.indexOf(' ' + ref + '\n');
-    if (at >= 0) {
-      const v = text.slice(text.lastIndexOf('\n', at) + 1, at);
-      if (isObjectId(v)) return v;
-    }
-  }
-  return null;
+  return packed === null ? null : packedRefValue(packed, ref, hexLen);
 }
 
 /**
  * The repository config as discovery needs it: null when it sets
- * `worktree`, `bare = true` or `refStorage`, or includes other files (git
- * decides then); else whether `objectFormat = sha256`. A line scan, not
- * regular expressions: each costs a compilation in every hook process.
+ * `worktree`, `bare = true` or `refStorage` (git decides then); else whether
+ * `objectFormat = sha256`. git reads these from this one file without
+ * following `[include]`/`[includeIf]` (setup.c, read_repository_format), so
+ * includes are not followed here either. A line scan, not regular
+ * expressions: each costs a compilation in every hook process.
  */
 function scanConfig(config: string): { sha256: boolean } | null {
   let sha256 = false;
   for (const raw of config.split('\n')) {
     const line = raw.trim().toLowerCase();
-    if (line.startsWith('[include')) return null;
     const eq = line.indexOf('=');
     const key = (eq < 0 ? line : line.slice(0, eq)).trim();
     let value = eq < 0 ? '' : line.slice(eq + 1);
@@ -124,8 +122,6 @@ export function discoverRepo(cwd: string, env: NodeJS.ProcessEnv = process.env):
   } catch {
     return null;
   }
-  const headText = read(join(gitDir, 'HEAD'));
-  if (headText === null) return null;
   const commondirText = read(join(gitDir, 'commondir'));
   const commonDir = commondirText === null ? gitDir : resolve(gitDir, commondirText.trim());
   if (!isDir(join(commonDir, 'objects'))) return null;
@@ -133,13 +129,16 @@ export function discoverRepo(cwd: string, env: NodeJS.ProcessEnv = process.env):
   // settings that change where the work tree or refs are: let git answer
   if (scanned === null) return null;
   const objectFormat = scanned.sha256 ? 'sha256' : 'sha1';
-  const h = headText.trim();
+  const hexLen = scanned.sha256 ? 64 : 40;
+  // a missing or malformed HEAD: git says whether this is a repository at all
+  const h = readHead(gitDir, hexLen);
+  if (h === null) return null;
   let head: string | null;
-  if (isObjectId(h)) head = h;
-  else if (h.startsWith('ref: ')) {
-    const r = resolveRef(gitDir, commonDir, h.slice(5).trim());
+  if (h.oid !== undefined) head = h.oid;
+  else {
+    const r = resolveRef(gitDir, commonDir, h.symref, hexLen);
     if (r === undefined) return null;
     head = r;
-  } else return null;
+  }
   return { root, gitDir, commonDir, objectFormat, head };
 }

@@ -9,6 +9,7 @@ import { EntireError } from '../errors.js';
 import { runGit } from './exec.js';
 import type { Ident } from './repo.js';
 import { randomHex } from '../random.js';
+import { isValidTreePath } from './tree-format.js';
 
 export type FileMode = '100644' | '100755' | '120000';
 
@@ -70,6 +71,12 @@ export function buildStream(spec: CommitSpec, tempRef: string): Buffer[] {
   if (spec.deleteAll) parts.push(Buffer.from('deleteall\n'));
   if (spec.baseTree) parts.push(Buffer.from(`M 040000 ${spec.baseTree} ""\n`));
   for (const c of spec.changes) {
+    // the names trees are read by (src/git/tree-format.ts), as in odb.ts: deleting an invalid
+    // path has nothing to do, writing one is refused
+    if (!isValidTreePath(c.path)) {
+      if (c.op === 'delete') continue;
+      throw new Error(`invalid path in a tree change: ${JSON.stringify(c.path.slice(0, 200))}`);
+    }
     if (c.op === 'delete') parts.push(Buffer.from(`D ${quotePath(c.path)}\n`));
     else if (c.op === 'put-oid') parts.push(Buffer.from(`M ${c.mode} ${c.oid} ${quotePath(c.path)}\n`));
     else {

@@ -16,6 +16,9 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { Pack, type ObjectType, type RawObject } from './pack.js';
 import { resolveRef } from './discover.js';
 import { inflateObject } from './inflate.js';
+import { findTreeEntry } from './tree-format.js';
+import { commitTree, tagTarget } from './commit-format.js';
+import { readHead } from './ref-format.js';
 
 export interface LocalObject {
   oid: string;
@@ -25,6 +28,7 @@ export interface LocalObject {
 
 export class LocalObjects {
   private readonly hexLen: number;
+  private readonly format: 'sha1' | 'sha256';
   private dirs: string[] | null = null;
   private packs: Pack[] | null = null;
   /** Objects are immutable: a hook reads HEAD's commit and trees several times. */
@@ -40,6 +44,7 @@ export class LocalObjects {
     private readonly refs: { gitDir: string; commonDir: string } | null,
   ) {
     this.hexLen = format === 'sha256' ? 64 : 40;
+    this.format = format;
   }
 
   close(): void {
@@ -75,9 +80,12 @@ export class LocalObjects {
     let o: LocalObject | undefined = obj;
     for (let i = 0; i < 16 && o; i++) {
       if (o.type === to) return o;
-      if (o.type === 'tag') o = this.readOid(headerField(o.data, 'object') ?? '');
-      else if (o.type === 'commit' && to === 'tree') o = this.readOid(headerField(o.data, 'tree') ?? '');
+      let next: string | null;
+      if (o.type === 'tag') next = tagTarget(o.data, this.format);
+      else if (o.type === 'commit' && to === 'tree') next = commitTree(o.data, this.format);
       else return null; // e.g. a blob asked for as a commit: cat-file answers missing too
+      if (next === null) return null; // not well formed (src/git/commit-format.ts): no tree to read
+      o = this.readOid(next);
     }
     return o && o.type === to ? o : undefined;
   }
@@ -109,7 +117,7 @@ export class LocalObjects {
       const tree = this.readOid(cur.oid);
       if (!tree) return undefined;
       if (tree.type !== 'tree') return null;
-      const e = findEntry(tree.data, parts[i]!, this.hexLen / 2);
+      const e = findTreeEntry(tree.data, parts[i]!, this.hexLen / 2);
       if (!e) return null;
       cur = e;
     }
@@ -123,20 +131,13 @@ export class LocalObjects {
     let ref = name;
     for (let depth = 0; depth < 5; depth++) {
       if (ref === 'HEAD') {
-        let text: string;
-        try {
-          text = readFileSync(join(this.refs.gitDir, 'HEAD'), 'utf8').trim();
-        } catch {
-          return undefined;
-        }
-        if (text.length === this.hexLen && isLowerHex(text)) return text;
-        if (!text.startsWith('ref: ')) return undefined;
-        ref = text.slice(5).trim();
+        const head = readHead(this.refs.gitDir, this.hexLen);
+        if (head === null) return undefined; // missing or malformed: git decides
+        if (head.oid !== undefined) return head.oid;
+        ref = head.symref;
         continue;
       }
-      const v = resolveRef(this.refs.gitDir, this.refs.commonDir, ref);
-      if (v === undefined || v === null) return v;
-      return v.length === this.hexLen ? v : undefined;
+      return resolveRef(this.refs.gitDir, this.refs.commonDir, ref, this.hexLen);
     }
     return undefined;
   }
@@ -254,28 +255,4 @@ function parseLoose(oid: string, raw: Buffer): LocalObject {
     throw new Error(`corrupt loose object ${oid}`);
   }
   return { oid, type, data };
-}
-
-/** The value of the first `<key> ` header line of a commit or tag. */
-function headerField(data: Buffer, key: string): string | null {
-  const end = data.indexOf('\n\n');
-  const head = data.subarray(0, end < 0 ? data.length : end).toString('utf8');
-  for (const line of head.split('\n')) if (line.startsWith(key + ' ')) return line.slice(key.length + 1).trim();
-  return null;
-}
-
-/** The entry `name` of a binary tree, found without decoding the others. */
-function findEntry(tree: Buffer, name: string, oidBytes: number): { oid: string; mode: number } | null {
-  const want = Buffer.from(name, 'utf8');
-  let i = 0;
-  while (i < tree.length) {
-    const sp = tree.indexOf(0x20, i);
-    const nul = tree.indexOf(0, sp + 1);
-    if (sp < 0 || nul < 0) return null;
-    if (nul - sp - 1 === want.length && tree.compare(want, 0, want.length, sp + 1, nul) === 0) {
-      return { oid: tree.subarray(nul + 1, nul + 1 + oidBytes).toString('hex'), mode: parseInt(tree.toString('latin1', i, sp), 8) };
-    }
-    i = nul + 1 + oidBytes;
-  }
-  return null;
 }

@@ -1,57 +1,11 @@
 import { createHasher } from './checksums.js';
-/** Pure codecs for git tree and commit objects (no I/O). */
-
-export interface TreeEntry {
-  mode: string;
-  name: string;
-  oid: string;
-}
-
-export function isTreeMode(mode: string): boolean {
-  return mode === '40000' || mode === '040000';
-}
-
-/** Parse a binary tree object. */
-export function parseTree(data: Buffer, format: 'sha1' | 'sha256'): TreeEntry[] {
-  const oidLen = format === 'sha256' ? 32 : 20;
-  const entries: TreeEntry[] = [];
-  let i = 0;
-  while (i < data.length) {
-    const sp = data.indexOf(0x20, i);
-    const nul = data.indexOf(0x00, sp + 1);
-    if (sp < 0 || nul < 0 || nul + 1 + oidLen > data.length) break;
-    entries.push({
-      mode: data.subarray(i, sp).toString('latin1'),
-      name: data.subarray(sp + 1, nul).toString('utf8'),
-      oid: data.subarray(nul + 1, nul + 1 + oidLen).toString('hex'),
-    });
-    i = nul + 1 + oidLen;
-  }
-  return entries;
-}
-
-export interface CommitInfo {
-  tree: string;
-  parents: string[];
-  author: string;
-  committer: string;
-  message: string;
-}
-
-export function parseCommit(data: Buffer): CommitInfo {
-  const text = data.toString('utf8');
-  const split = text.indexOf('\n\n');
-  const header = split >= 0 ? text.slice(0, split) : text;
-  const message = split >= 0 ? text.slice(split + 2) : '';
-  const info: CommitInfo = { tree: '', parents: [], author: '', committer: '', message };
-  for (const line of header.split('\n')) {
-    if (line.startsWith('tree ')) info.tree = line.slice(5);
-    else if (line.startsWith('parent ')) info.parents.push(line.slice(7));
-    else if (line.startsWith('author ')) info.author = line.slice(7);
-    else if (line.startsWith('committer ')) info.committer = line.slice(10);
-  }
-  return info;
-}
+/**
+ * Ident helpers and blob ids. The tree and commit formats have one parser
+ * each, re-exported here for the callers that always imported them from this
+ * module: src/git/tree-format.ts and src/git/commit-format.ts.
+ */
+export { parseTree, isTreeMode, type TreeEntry } from './tree-format.js';
+export { parseCommit, type CommitInfo } from './commit-format.js';
 
 /** Seconds-since-epoch of an ident line (`Name <mail> 1700000000 +0100`). */
 export function identTime(ident: string): Date | null {

@@ -13,8 +13,8 @@ import { mkdirSync, renameSync, rmSync, utimesSync, writeFileSync, existsSync } 
 import { join } from 'node:path';
 import type { Repo, Ident } from './repo.js';
 import type { CommitSpec, TreeChange } from './fastimport.js';
-import { isTreeMode } from './objects.js';
-import { readConfigValue } from './config-file.js';
+import { isTreeMode, isValidTreePath, TreeCursor } from './tree-format.js';
+import { sharedPerm } from './shared-perm.js';
 import { EMPTY_TREE } from './repo.js';
 import { zlib } from '../builtins.js';
 import { createHasher, adler32 } from './checksums.js';
@@ -26,10 +26,8 @@ import { packWritable, writePackFiles } from './pack-policy.js';
 /** Whether this repository's objects can be written here (else use fast-import). */
 export function canWriteLoose(repo: Repo, env: NodeJS.ProcessEnv = process.env): boolean {
   if (env['GIT_OBJECT_DIRECTORY'] || env['GIT_QUARANTINE_PATH']) return false;
-  // shared repositories need git's permission rules: let git write
-  const shared = readConfigValue('core', 'sharedrepository', repo);
-  if (shared === undefined || (shared.value !== null && !/^(false|umask|0|no|off)$/i.test(shared.value))) return false;
-  return true;
+  // shared repositories need git's permission rules for objects: let git write (src/git/shared-perm.ts)
+  return sharedPerm(repo, env) === 0;
 }
 
 /** Something objects are written to: returns the id of what was written. */
@@ -219,6 +217,17 @@ class RawEntry implements Entry {
   get oid(): string {
     return this.raw.toString('hex', this.raw.length - this.oidBytes);
   }
+  /** The name as stored: what it sorts by (a name that is not UTF-8 has no exact string form). */
+  nameBytes(): Buffer {
+    return this.raw.subarray(this.modeLen + 1, this.raw.length - this.oidBytes - 1);
+  }
+}
+
+/** Whether bytes [start, end) of `b` are exactly the UTF-8 encoding of `s`. */
+function isUtf8Of(s: string, b: Buffer, start: number, end: number): boolean {
+  let ascii = true;
+  for (let i = start; i < end && ascii; i++) ascii = b[i]! < 0x80;
+  return ascii || Buffer.from(s, 'utf8').equals(b.subarray(start, end));
 }
 
 /** A tree being edited: entries load from the object store on first touch. */
@@ -236,14 +245,17 @@ class Node {
       const o = await repo.objects.read(this.oid);
       if (!o || o.type !== 'tree') throw new Error(`tree ${this.oid} is missing`);
       const oidBytes = repo.objectFormat === 'sha256' ? 32 : 20;
-      const d = o.data;
-      for (let i = 0; i < d.length; ) {
-        const sp = d.indexOf(0x20, i);
-        const nul = d.indexOf(0, sp + 1);
-        if (sp < 0 || nul < 0 || nul + 1 + oidBytes > d.length) throw new Error(`tree ${this.oid} is corrupt`);
-        const end = nul + 1 + oidBytes;
-        this.entries.set(d.toString('utf8', sp + 1, nul), new RawEntry(d.subarray(i, end), sp - i, oidBytes));
-        i = end;
+      // the one tree parser (src/git/tree-format.ts): a corrupt tree throws, and an entry git
+      // would not check out (a name like `..`, a mode not git's) is left out of every tree
+      // written from this one, so a hostile tree read here is never copied into ours
+      const c = new TreeCursor(o.data, oidBytes);
+      while (c.next()) {
+        if (!c.valid()) continue;
+        let name = c.name();
+        // a name that is not valid UTF-8 decodes lossily, and two such names could decode alike:
+        // it is keyed by its bytes instead, behind a NUL no change path can contain
+        if (!isUtf8Of(name, o.data, c.sp + 1, c.nul)) name = '\0' + o.data.toString('latin1', c.sp + 1, c.nul);
+        this.entries.set(name, new RawEntry(o.data.subarray(c.start, c.end), c.sp - c.start, oidBytes));
       }
     }
     return this.entries;
@@ -259,6 +271,12 @@ function modeOf(c: TreeChange): string {
 async function apply(repo: Repo, w: ObjectSink, root: Node, c: TreeChange): Promise<void> {
   const segs = c.path.split('/').filter((s) => s !== '');
   if (segs.length === 0) throw new Error(`empty path in a tree change`);
+  // the rules trees are read by (src/git/tree-format.ts): no `.`, `..`, `.git` or NUL in what we
+  // write; no tree of ours can hold such a name, so deleting one has nothing to do
+  if (!isValidTreePath(c.path)) {
+    if (c.op === 'delete') return;
+    throw new Error(`invalid path in a tree change: ${JSON.stringify(c.path.slice(0, 200))}`);
+  }
   let node = root;
   node.dirty = true;
   for (let i = 0; i < segs.length - 1; i++) {
@@ -283,29 +301,32 @@ async function apply(repo: Repo, w: ObjectSink, root: Node, c: TreeChange): Prom
   else entries.set(leaf, { mode: modeOf(c), oid: w.write('blob', typeof c.content === 'string' ? Buffer.from(c.content, 'utf8') : c.content) });
 }
 
+type Row = { name: string; mode: string; oid: string; raw?: RawEntry };
+
 /** git's tree order: names compared as bytes, a tree's name as if it ended in `/`. */
-function sortKey(name: string, mode: string): Buffer {
-  return Buffer.from(isTreeMode(mode) ? `${name}/` : name, 'utf8');
+function sortKey(r: Row): Buffer {
+  const name = r.raw ? r.raw.nameBytes() : Buffer.from(r.name, 'utf8');
+  return isTreeMode(r.mode) ? Buffer.concat([name, Buffer.from('/')]) : name;
 }
 
 /** Serialise dirty trees bottom-up; returns the tree's oid, or null when it became empty. */
 function serialise(repo: Repo, w: ObjectSink, node: Node): string | null {
   if (!node.dirty || !node.entries) return node.oid;
-  const rows: { name: string; mode: string; oid: string; raw?: Buffer }[] = [];
+  const rows: Row[] = [];
   for (const [name, e] of node.entries) {
     if (e instanceof Node) {
       const oid = serialise(repo, w, e);
       if (oid !== null && oid !== EMPTY_TREE[repo.objectFormat]) rows.push({ name, mode: '40000', oid });
-    } else if (e instanceof RawEntry) rows.push({ name, get mode() { return e.mode; }, get oid() { return e.oid; }, raw: e.raw });
+    } else if (e instanceof RawEntry) rows.push({ name, get mode() { return e.mode; }, get oid() { return e.oid; }, raw: e });
     else rows.push({ name, mode: e.mode, oid: e.oid });
   }
   if (rows.length === 0) return null;
   // a tree read from the store is sorted already; only new names (or a file turned into a
   // directory, which sorts differently) need a sort — the metadata root has 256 entries
-  if (node.added || node.oid === null) rows.sort((a, b) => Buffer.compare(sortKey(a.name, a.mode), sortKey(b.name, b.mode)));
+  if (node.added || node.oid === null) rows.sort((a, b) => Buffer.compare(sortKey(a), sortKey(b)));
   const parts: Buffer[] = [];
   for (const r of rows) {
-    if (r.raw) parts.push(r.raw);
+    if (r.raw) parts.push(r.raw.raw);
     else parts.push(Buffer.from(`${r.mode} ${r.name}\0`, 'utf8'), Buffer.from(r.oid, 'hex'));
   }
   return w.write('tree', Buffer.concat(parts));

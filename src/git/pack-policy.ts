@@ -8,12 +8,13 @@
  * multi-pack-index (its pack list is git's to maintain), and the Stop hook
  * merges our small packs back into one (src/git/pack-merge.ts).
  */
-import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from './repo.js';
 import type { EncodedPack } from './pack-write.js';
 import { readConfigValue } from './config-file.js';
 import { randomHex } from '../random.js';
+import { adjustSharedPerm, type SharedPerm } from './shared-perm.js';
 
 /** Room left below gc.autoPackLimit before hooks stop adding packs. */
 const HEADROOM = 10;
@@ -54,27 +55,66 @@ export function packWritable(repo: Repo, env: NodeJS.ProcessEnv = process.env): 
   return packs + 1 <= autoPackLimit(repo) - HEADROOM;
 }
 
+/** How writePackFiles hardens and shares what it writes (none of it on the hooks' commit path). */
+export interface PackFileOptions {
+  /** fsync the pack, its index, and then their directory (see pack-merge.ts packFsync). */
+  fsync?: { pack: boolean; index: boolean };
+  /** core.sharedRepository: the files get the group's bits before they are renamed in (as git's finish_tmp_packfile). */
+  perm?: SharedPerm;
+}
+
+let fsyncImpl: (fd: number, what: 'pack' | 'index' | 'directory') => void = (fd) => fsyncSync(fd);
+
+/** Tests: observe (or replace) the fsync calls of writePackFiles; null restores fsync(2). */
+export function setFsyncForTests(fn: ((fd: number, what: 'pack' | 'index' | 'directory') => void) | null): void {
+  fsyncImpl = fn ?? ((fd) => fsyncSync(fd));
+}
+
+function writeFileSynced(path: string, data: Buffer, what: 'pack' | 'index', sync: boolean, perm: SharedPerm): void {
+  const fd = openSync(path, 'wx', 0o444);
+  try {
+    for (let off = 0; off < data.length; ) off += writeSync(fd, data, off, data.length - off);
+    if (sync) fsyncImpl(fd, what);
+  } finally {
+    closeSync(fd);
+  }
+  adjustSharedPerm(path, perm);
+}
+
 /**
  * Put `enc` in place as `pack-<checksum>.{pack,idx}`: the pack first, then
  * its index, each under a temporary name and renamed, as git does (readers
- * find packs through their index). Not fsynced, like the loose objects it
- * replaces (git's default `core.fsync` leaves loose objects to the OS).
+ * find packs through their index). Without options not fsynced, like the
+ * loose objects it replaces (git's default `core.fsync` leaves loose objects
+ * to the OS): that is the hooks' commit path.
  */
-export function writePackFiles(repo: Repo, enc: EncodedPack): string {
+export function writePackFiles(repo: Repo, enc: EncodedPack, opts: PackFileOptions = {}): string {
   const dir = packDir(repo);
   const base = join(dir, `pack-${enc.name}`);
   const tag = `${process.pid}_${randomHex(4)}`;
   const tmpPack = join(dir, `tmp_pack_${tag}`);
   const tmpIdx = join(dir, `tmp_idx_${tag}`);
+  const plain = !opts.fsync && !opts.perm;
   try {
-    writeFileSync(tmpPack, enc.pack, { mode: 0o444 });
+    if (plain) writeFileSync(tmpPack, enc.pack, { mode: 0o444 });
+    else writeFileSynced(tmpPack, enc.pack, 'pack', opts.fsync?.pack === true, opts.perm ?? 0);
     renameSync(tmpPack, `${base}.pack`);
-    writeFileSync(tmpIdx, enc.idx, { mode: 0o444 });
+    if (plain) writeFileSync(tmpIdx, enc.idx, { mode: 0o444 });
+    else writeFileSynced(tmpIdx, enc.idx, 'index', opts.fsync?.index === true, opts.perm ?? 0);
     renameSync(tmpIdx, `${base}.idx`);
   } catch (e) {
     rmSync(tmpPack, { force: true });
     rmSync(tmpIdx, { force: true });
     throw e;
+  }
+  if (opts.fsync && (opts.fsync.pack || opts.fsync.index)) {
+    // the renames themselves: durable before anything that relies on them (pack-merge's deletions)
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncImpl(fd, 'directory');
+    } finally {
+      closeSync(fd);
+    }
   }
   return base;
 }

@@ -13,13 +13,14 @@
  * clashes with a directory, HEAD pointing at one of the refs, an identity or
  * date that only git can work out, or a ref store other than files.
  */
-import { isObjectId } from '../hex.js';
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Repo } from './repo.js';
 import type { RefUpdate } from './refs.js';
 import { readConfigValue } from './config-file.js';
 import { zeroOid } from './repo.js';
+import { isValidRefName, packedRefsHaveUnder, packedRefValue, parseRefFile, readHead } from './ref-format.js';
+import { adjustSharedPerm, mkdirShared, sharedPerm } from './shared-perm.js';
 
 function readText(path: string): string | null {
   try {
@@ -67,13 +68,9 @@ function logsRef(repo: Repo, ref: string, env: NodeJS.ProcessEnv, start = true):
 /** Largest packed-refs read here; git binary-searches bigger ones (a repository with many tags). */
 const MAX_PACKED_REFS = 256 * 1024;
 
-function packedValue(packed: string | null, ref: string): string | null {
-  if (packed === null) return null;
-  const at = packed.indexOf(' ' + ref + '\n');
-  if (at < 0) return null;
-  const start = packed.lastIndexOf('\n', at) + 1;
-  const v = packed.slice(start, at);
-  return isObjectId(v) ? v : null;
+/** Ref names written here: branches, in git's rules, spelt in a portable subset of ASCII. */
+function writableName(r: string): boolean {
+  return r.startsWith('refs/heads/') && isValidRefName(r) && /^[A-Za-z0-9._/-]+$/.test(r);
 }
 
 /**
@@ -85,10 +82,14 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
   if (!repo.filesRefs || env['ENTIRE_LOCAL_REFS'] === '0') return undefined;
   const refs = updates.map((u) => u.ref);
   if (new Set(refs).size !== refs.length) return undefined;
-  if (refs.some((r) => !/^refs\/heads\/[A-Za-z0-9._/-]+$/.test(r) || r.includes('..') || r.includes('//') || r.endsWith('/') || r.endsWith('.lock'))) return undefined;
-  // HEAD's own reflog would need a line too
-  const head = readText(join(repo.gitDir, 'HEAD'))?.trim() ?? '';
-  if (refs.some((r) => head === `ref: ${r}`)) return undefined;
+  if (!refs.every(writableName)) return undefined;
+  const hexLen = repo.objectFormat === 'sha256' ? 64 : 40;
+  // HEAD's own reflog would need a line too; a HEAD git would not read is git's to judge
+  const head = readHead(repo.gitDir, hexLen);
+  if (head === null || (head.symref !== undefined && refs.includes(head.symref))) return undefined;
+  // core.sharedRepository: what we create gets the group's bits, as git's files do
+  const perm = sharedPerm(repo, env);
+  if (perm === undefined) return undefined;
   const ident = reflogIdent(repo, env);
   if (ident === undefined) return undefined;
   const logs = new Map<string, boolean>();
@@ -116,8 +117,9 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
     for (const ref of [...refs].sort()) {
       const path = join(repo.commonDir, ref);
       try {
-        mkdirSync(dirname(path), { recursive: true });
+        mkdirShared(dirname(path), perm);
         locks.push({ ref, path, fd: openSync(path + '.lock', 'wx', 0o666) });
+        adjustSharedPerm(path + '.lock', perm); // the ref is this file, renamed
       } catch {
         release();
         return undefined; // held by another process, or a file where a directory must be
@@ -144,8 +146,9 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
       for (const u of updates) {
         if (u.newOid === null) continue;
         const segs = u.ref.split('/');
-        let clash = packed.includes(' ' + u.ref + '/');
-        for (let i = 3; i < segs.length && !clash; i++) clash = packedValue(packed, segs.slice(0, i).join('/')) !== null;
+        let clash = packedRefsHaveUnder(packed, u.ref);
+        // undefined (a packed-refs git must read) counts as a clash: git decides
+        for (let i = 3; i < segs.length && !clash; i++) clash = packedRefValue(packed, segs.slice(0, i).join('/'), hexLen) !== null;
         if (clash) {
           release();
           return undefined;
@@ -153,7 +156,7 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
       }
     }
     // values under the locks
-    const current = new Map<string, { loose: string | null; packed: string | null }>();
+    const current = new Map<string, { loose: string | null; packed: string | null; anyPacked: boolean }>();
     for (const { ref, path } of locks) {
       let text: string | null = null;
       try {
@@ -164,18 +167,24 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
           return undefined; // e.g. a directory of refs under this name
         }
       }
-      const loose = text === null ? null : text.trim();
-      if (loose !== null && !isObjectId(loose)) {
+      const parsed = text === null ? null : parseRefFile(text, hexLen);
+      if (text !== null && parsed?.oid === undefined) {
         release();
-        return undefined; // a symbolic ref
+        return undefined; // a symbolic ref, or one git must judge
       }
-      current.set(ref, { loose, packed: loose === null ? packedValue(packed, ref) : null });
+      const loose = parsed?.oid ?? null;
+      const inPacked = packed === null ? null : packedRefValue(packed, ref, hexLen);
+      if (inPacked === undefined) {
+        release();
+        return undefined;
+      }
+      current.set(ref, { loose, packed: loose === null ? inPacked : null, anyPacked: inPacked !== null });
     }
     for (const u of updates) {
       const c = current.get(u.ref)!;
       const value = c.loose ?? c.packed;
       // deleting a ref that packed-refs also names (even under a loose one) rewrites packed-refs: git's job
-      if (u.newOid === null && (c.packed !== null || packedValue(packed, u.ref) !== null)) {
+      if (u.newOid === null && c.anyPacked) {
         release();
         return undefined;
       }
@@ -206,8 +215,9 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
       }
       if (logs.get(u.ref)) {
         try {
-          mkdirSync(dirname(logPath), { recursive: true });
+          mkdirShared(dirname(logPath), perm);
           appendFileSync(logPath, `${old} ${u.newOid} ${ident}\t${message.replace(/\n/g, ' ')}\n`);
+          adjustSharedPerm(logPath, perm); // as git does each time it opens a reflog
         } catch {
           /* git, too, goes on when the reflog cannot be written */
         }

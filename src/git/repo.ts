@@ -2,7 +2,6 @@
  * Repository context, resolved with one `git rev-parse` call and passed
  * explicitly to everything else (no global cwd).
  */
-import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EntireError } from '../errors.js';
 import { runGit, git, gitSync } from './exec.js';
@@ -10,6 +9,7 @@ import { discoverRepo } from './discover.js';
 import { readConfigValue } from './config-file.js';
 import { LocalObjects } from './local-odb.js';
 import { ObjectReader } from './catfile.js';
+import { headBranch, readHead } from './ref-format.js';
 
 export type ObjectFormat = 'sha1' | 'sha256';
 
@@ -129,16 +129,9 @@ export async function headCommit(repo: Repo): Promise<string | null> {
   return r.stdout.toString('utf8').trim() || null;
 }
 
-/** Current branch name (without `refs/heads/`), or null when detached. Reads `HEAD` directly. */
+/** Current branch name (without `refs/heads/`), or null when detached (or HEAD is not git's). Reads `HEAD` directly. */
 export function currentBranch(repo: Repo): string | null {
-  try {
-    const head = readFileSync(join(repo.gitDir, 'HEAD'), 'utf8').trim();
-    const prefix = 'ref: refs/heads/';
-    if (!head.startsWith(prefix) || head.includes('\n')) return null;
-    return head.slice(prefix.length) || null;
-  } catch {
-    return null;
-  }
+  return headBranch(readHead(repo.gitDir, repo.objectFormat === 'sha256' ? 64 : 40));
 }
 
 export interface Ident {

@@ -4,7 +4,7 @@
  */
 import type { Repo } from '../git/repo.js';
 import { EMPTY_TREE } from '../git/repo.js';
-import { blobOid } from '../git/objects.js';
+import { blobOid, isTreeMode } from '../git/objects.js';
 import type { TreeChange } from '../git/fastimport.js';
 import { snapshotChanges } from '../git/snapshot.js';
 import { readRef, updateRefs } from '../git/refs.js';
@@ -234,11 +234,11 @@ export async function migrateShadow(
       const oid = sub.stdout.toString('utf8').trim();
       if (sub.code === 0 && oid) changes.push({ op: 'put-oid', path: dir, oid, mode: '040000' });
     }
+    // the entries through the one tree parser (src/git/tree-format.ts), not `git ls-tree` output
+    const found = await entriesAt(repo, fromTip, o.paths);
     for (const p of o.paths) {
-      const ls = await runGit(['ls-tree', '-z', fromTip, '--', p], { cwd: repo.root, allowFailure: true });
-      const line = ls.stdout.toString('utf8').split('\0')[0] ?? '';
-      const m = /^(\d+) (\w+) ([0-9a-f]+)\t/.exec(line);
-      if (m && m[2] === 'blob') changes.push({ op: 'put-oid', path: p, oid: m[3]!, mode: m[1] as '100644' });
+      const e = found.get(p);
+      if (e && !isTreeMode(e.mode) && e.mode !== '160000') changes.push({ op: 'put-oid', path: p, oid: e.oid, mode: e.mode as '100644' });
       else changes.push({ op: 'delete', path: p });
     }
     return {

@@ -5,7 +5,9 @@ import { parseTree, type TreeEntry, isTreeMode, parseCommit, type CommitInfo } f
 export async function readCommit(repo: Repo, rev: string): Promise<(CommitInfo & { oid: string }) | null> {
   const o = await repo.objects.read(rev);
   if (!o || o.type !== 'commit') return null;
-  return { ...parseCommit(o.data), oid: o.oid };
+  // null as well for a commit that is not well formed (src/git/commit-format.ts)
+  const info = parseCommit(o.data, repo.objectFormat);
+  return info ? { ...info, oid: o.oid } : null;
 }
 
 /** Entries of the tree at `<commit>:<path>` (path `''` = root); null if absent or not a tree. */

@@ -6,14 +6,16 @@
  * pack would be unwelcome, and a merge must lose nothing.
  */
 import { describe, it, expect, afterAll } from 'vitest';
-import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync, existsSync, fsyncSync, statSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { makeRepo, fsck, cleanupAll, type TempRepo } from '../helpers/repo.js';
 import { withEnv } from '../helpers/env.js';
 import { openRepo, type Repo } from '../../src/git/repo.js';
 import { writeCommitLoose } from '../../src/git/odb.js';
 import { updateRefs } from '../../src/git/refs.js';
-import { mergeSmallPacks } from '../../src/git/pack-merge.js';
+import { mergeSmallPacks, packFsync } from '../../src/git/pack-merge.js';
+import { setFsyncForTests } from '../../src/git/pack-policy.js';
 import { encodePack, entryHeader } from '../../src/git/pack-write.js';
 import { crc32 } from '../../src/git/checksums.js';
 import { LocalObjects } from '../../src/git/local-odb.js';
@@ -220,6 +222,99 @@ describe('merging small packs (src/git/pack-merge.ts)', () => {
     r.git(['multi-pack-index', 'write']);
     expect(mergeSmallPacks(repo).merged).toBe(0);
     expect(packsOf(r)).toHaveLength(5);
+    repo.objects.close();
+  });
+
+  it('flushes the merged pack, its index and their directory before it deletes an input (core.fsync)', async () => {
+    const r = makeRepo();
+    const repo = await withEnv(r.env, () => openRepo(r.dir));
+    const dir = join(r.dir, '.git', 'objects', 'pack');
+    const merge = async (fsync: string | null): Promise<string[]> => {
+      if (fsync === null) r.gitResult(['config', '--unset', 'core.fsync']);
+      else r.git(['config', 'core.fsync', fsync]);
+      const inputs = packsOf(r);
+      const calls: string[] = [];
+      setFsyncForTests((fd, what) => {
+        // every input still there when each flush happens
+        calls.push(inputs.every((p) => existsSync(join(dir, p))) ? what : `${what} after a deletion`);
+        fsyncSync(fd);
+      });
+      try {
+        expect((await withEnv(r.env, async () => mergeSmallPacks(repo))).merged).toBe(inputs.length);
+      } finally {
+        setFsyncForTests(null);
+      }
+      return calls;
+    };
+    // four commit writes of new content: four small packs
+    const four = async (k: number): Promise<void> => {
+      for (let i = 0; i < 4; i++) {
+        await withEnv(r.env, () => writeCommitLoose(repo, { message: `${k}.${i}`, author: ident, changes: [{ op: 'put', path: `r${k}/${i}/a`, content: `a ${k} ${i}\n` }, { op: 'put', path: `r${k}/${i}/b`, content: `b ${k} ${i}\n` }] }));
+      }
+    };
+    await four(0);
+    expect(await merge(null)).toEqual(['pack', 'index', 'directory']); // git's default flushes packs and their indexes
+    await four(1);
+    expect(await merge('none')).toEqual([]);
+    await four(2);
+    expect(await merge('objects,-pack')).toEqual(['pack', 'directory']); // `-pack` also names pack-metadata
+    await four(3);
+    expect(await merge('-pack-metadata')).toEqual(['pack', 'directory']);
+    await four(4);
+    expect(await merge('pack-metadata,-pack')).toEqual(['index', 'directory']);
+    expect(packsOf(r)).toHaveLength(1);
+    const f = fsck(r);
+    expect(f.ok, f.output).toBe(true);
+    repo.objects.close();
+  });
+
+  it('reads core.fsync as git 2.39 does: the pack and index flushes git itself makes (trace2 counters)', async () => {
+    const r = makeRepo();
+    const pack = spawnSync('git', ['pack-objects', '--all', '--stdout'], { cwd: r.dir, env: r.env, input: '' }).stdout;
+    expect(pack.length).toBeGreaterThan(32);
+    const trace = join(r.home, 'trace.json');
+    const values = ['', 'none', 'committed', 'added', 'all', 'pack', '-pack', 'pack-metadata', '-pack-metadata', 'p', '-p', 'none,pack', 'pack,none', 'objects,-pack', 'loose-object', '-', 'pack ', 'bogus', 'derived-metadata,-pack', 'reference,-pack-m'];
+    for (const v of values) {
+      r.git(['config', 'core.fsync', v]);
+      rmSync(trace, { force: true });
+      for (const n of readdirSync(join(r.dir, '.git', 'objects', 'pack'))) rmSync(join(r.dir, '.git', 'objects', 'pack', n));
+      const g = spawnSync('git', ['index-pack', '--stdin'], { cwd: r.dir, env: { ...r.env, GIT_TRACE2_EVENT: trace }, input: pack });
+      expect(g.status, g.stderr.toString()).toBe(0);
+      const m = /"key":"fsync\/hardware-flush","value":"(\d+)"/.exec(existsSync(trace) ? readFileSync(trace, 'utf8') : '');
+      const gits = m ? Number(m[1]) : 0;
+      const ours = packFsync({ commonDir: join(r.dir, '.git'), gitDir: join(r.dir, '.git') }, r.env);
+      expect(Number(ours.pack) + Number(ours.index), JSON.stringify(v)).toBe(gits);
+    }
+    expect(packFsync({ commonDir: join(r.dir, '.git'), gitDir: join(r.dir, '.git') }, { ...r.env, GIT_TEST_FSYNC: '0' })).toEqual({ pack: false, index: false });
+  });
+
+  it('gives the merged pack the group’s bits in a shared repository, as git’s own packs', async () => {
+    const r = makeRepo();
+    r.git(['config', 'core.sharedRepository', 'group']);
+    const repo = await withEnv(r.env, () => openRepo(r.dir));
+    // shared repositories get their objects from fast-import: make small whole-object packs of ours
+    await withEnv({ ...r.env, ENTIRE_PACK_WRITES: '1' }, async () => {
+      for (let i = 0; i < 4; i++) {
+        const enc = encodePack(
+          [Buffer.from(`blob ${i}\n`)].map((b) => {
+            const oid = createHash('sha1').update(`blob ${b.length}\0`).update(b).digest('hex');
+            return { oid, bytes: Buffer.concat([entryHeader('blob', b.length), deflateSync(b)]) };
+          }),
+        );
+        const { writePackFiles } = await import('../../src/git/pack-policy.js');
+        writePackFiles(repo, enc);
+      }
+    });
+    const old = process.umask(0o077);
+    try {
+      expect(mergeSmallPacks(repo, { minPacks: 2 }).merged).toBe(4);
+    } finally {
+      process.umask(old);
+    }
+    const files = readdirSync(join(r.dir, '.git', 'objects', 'pack')).filter((n) => /\.(pack|idx)$/.test(n));
+    expect(files).toHaveLength(2);
+    // git repack under the same umask leaves -r--r----- (0440)
+    for (const n of files) expect((statSync(join(r.dir, '.git', 'objects', 'pack', n)).mode & 0o777).toString(8), n).toBe('440');
     repo.objects.close();
   });
 });

@@ -4,13 +4,15 @@
  * races; and defer to git for the cases they do not handle.
  */
 import { describe, it, expect, afterAll } from 'vitest';
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { makeRepo, cleanupAll, type TempRepo } from '../helpers/repo.js';
 import { withEnv } from '../helpers/env.js';
 import { openRepo, type Repo } from '../../src/git/repo.js';
 import { updateRefsInProcess } from '../../src/git/ref-files.js';
 import { updateRefs } from '../../src/git/refs.js';
+import { parseSharedRepository } from '../../src/git/shared-perm.js';
 
 afterAll(cleanupAll);
 
@@ -172,5 +174,51 @@ describe('in-process ref transactions (files backend)', () => {
         r.objects.close();
       }
     });
+  });
+});
+
+describe('core.sharedRepository (src/git/shared-perm.ts)', () => {
+  const modeOf = (p: string) => (statSync(p).mode & 0o7777).toString(8);
+
+  it('gives refs, reflogs and the directories it creates the modes git gives them, whatever the umask', async () => {
+    const { t, a } = setup();
+    const g = join(t.dir, '.git');
+    const old = process.umask(0o077);
+    try {
+      for (const [i, value] of ['group', 'all', '0640', 'true', '1', 'umask', 'false'].entries()) {
+        t.git(['config', 'core.sharedRepository', value]);
+        // git itself, with the same umask
+        const r = spawnSync('sh', ['-c', `umask 077 && git update-ref refs/heads/g${i}/deep/x ${a}`], { cwd: t.dir, env: t.env, encoding: 'utf8' });
+        expect(r.status, r.stderr).toBe(0);
+        await withRepo(t, (repo) => {
+          expect(updateRefsInProcess(repo, [{ ref: `refs/heads/o${i}/deep/x`, newOid: a, oldOid: null }], 'entire'), value).toBe('ok');
+        });
+        for (const p of ['refs/heads/%/deep/x', 'refs/heads/%/deep', 'refs/heads/%', 'logs/refs/heads/%/deep/x', 'logs/refs/heads/%/deep', 'logs/refs/heads/%']) {
+          expect(modeOf(join(g, p.replace('%', `o${i}`))), `${value}: ${p}`).toBe(modeOf(join(g, p.replace('%', `g${i}`))));
+        }
+      }
+      // the values checked above are not all the same
+      expect(modeOf(join(g, 'refs/heads/o0/deep/x'))).toBe('660');
+      expect(modeOf(join(g, 'refs/heads/o0'))).toBe('2770');
+      expect(modeOf(join(g, 'refs/heads/o1/deep/x'))).toBe('664');
+      expect(modeOf(join(g, 'refs/heads/o2/deep/x'))).toBe('640');
+      expect(modeOf(join(g, 'refs/heads/o5/deep/x'))).toBe('600');
+      // a value git refuses (the owner must keep rw): git's to report
+      t.git(['config', 'core.sharedRepository', '0460']);
+      await withRepo(t, (repo) => {
+        expect(updateRefsInProcess(repo, [{ ref: 'refs/heads/bad/x', newOid: a, oldOid: null }], 'entire')).toBeUndefined();
+      });
+    } finally {
+      process.umask(old);
+    }
+  });
+
+  it('reads core.sharedRepository as git does', () => {
+    const cases: [string, number | undefined][] = [
+      ['', 0], ['umask', 0], ['false', 0], ['no', 0], ['0', 0], ['group', 0o660], ['true', 0o660], ['1', 0o660], ['yes', 0o660],
+      ['all', 0o664], ['world', 0o664], ['everybody', 0o664], ['2', 0o664], ['0660', -0o660], ['0640', -0o640], ['600', -0o600],
+      ['0777', -0o666], ['0460', undefined], ['bogus', undefined], ['Group', undefined], ['9', 0o660],
+    ];
+    for (const [v, want] of cases) expect(parseSharedRepository(v), v).toBe(want);
   });
 });
