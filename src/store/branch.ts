@@ -4,9 +4,11 @@
  * race rebuild on the new tip (SPEC §2.9, P7).
  */
 import { EntireError } from '../errors.js';
-import { committerIdent, type Repo } from '../git/repo.js';
+import { committerIdent, type Ident, type Repo } from '../git/repo.js';
 import { writeCommit, type CommitSpec } from '../git/fastimport.js';
 import { readRef, updateRefs, deleteRefQuietly, jitter, CAS_RETRIES, type CasOutcome } from '../git/refs.js';
+import { resolveRef } from '../git/discover.js';
+import { runGit } from '../git/exec.js';
 import { METADATA_REF, METADATA_REMOTE_REF } from '../checkpoint/shadow.js';
 import { INIT_MESSAGE } from '../checkpoint/messages.js';
 import { readCommit } from './tree.js';
@@ -53,6 +55,9 @@ export async function casWrite(repo: Repo, ref: string, build: (tip: string | nu
   let lastError: unknown;
   for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
     const tip = await readRef(repo, ref);
+    // a ref naming a commit that is gone (`git gc --prune=now` won a race): no CAS from
+    // "absent" can ever succeed, and building on nothing would drop the branch's history
+    if (tip === null) await assertNotBroken(repo, ref);
     const spec = await build(tip);
     if (spec === null) return { oid: tip, changed: false };
     const parent = opts.parentOverride ? opts.parentOverride(tip) : tip;
@@ -62,12 +67,87 @@ export async function casWrite(repo: Repo, ref: string, build: (tip: string | nu
       ? { oid: await writeCommitLoose(repo, full), tempRef: null }
       : await writeCommit(repo.root, full, { fastCompression: opts.fastCompression });
     mark('cas: objects written');
-    if ((await moveRef(repo, ref, written.oid, tip, opts, written.tempRef)) === 'ok') return { oid: written.oid, changed: true };
+    if ((await moveRef(repo, ref, written.oid, tip, opts, written.tempRef)) === 'ok') return landed(repo, ref, written.oid, tip, build, opts, ident);
     if (written.tempRef) await deleteRefQuietly(repo, written.tempRef);
     lastError = new EntireError('REF_RACE', `${ref} moved while writing`);
     await jitter();
   }
   throw new EntireError('REF_RACE', `gave up updating ${ref} after ${CAS_RETRIES} attempts`, { cause: lastError });
+}
+
+/**
+ * SPEC-2 §A.11: after the ref moved, its new commit and that commit's tree
+ * must still exist. `git gc --prune=now` deletes unreferenced objects however
+ * fresh: when it listed the refs before our move, it prunes what we just
+ * wrote and the ref names nothing. Two in-process reads (the objects were
+ * just written, so they come from the file system, not a cache). If either is
+ * gone, the commit is written once more on the same parent, through
+ * `git fast-import` (this process remembers having written the objects and
+ * would skip them), and the ref moves from the lost commit to the new one.
+ */
+async function landed(
+  repo: Repo,
+  ref: string,
+  oid: string,
+  tip: string | null,
+  build: (tip: string | null) => Promise<BuildResult>,
+  opts: CasOptions,
+  ident: Ident,
+): Promise<CasWriteResult> {
+  if (await commitAndTreePresent(repo, oid)) return { oid, changed: true };
+  try {
+    const spec = await build(tip);
+    if (spec === null) return { oid, changed: true };
+    const parent = opts.parentOverride ? opts.parentOverride(tip) : tip;
+    const again = await writeCommit(repo.root, { ...spec, parent, author: ident, committer: ident }, { fastCompression: opts.fastCompression });
+    const outcome = await updateRefs(repo, [
+      { ref, newOid: again.oid, oldOid: oid },
+      { ref: again.tempRef, newOid: null },
+    ]);
+    if (outcome === 'ok') return { oid: again.oid, changed: true };
+    await deleteRefQuietly(repo, again.tempRef);
+  } catch {
+    /* the ref names the lost commit: readers skip it, `entire doctor --force` repairs it */
+  }
+  return { oid, changed: true };
+}
+
+/** Whether commit `oid` and its root tree are in the object store. */
+export async function commitAndTreePresent(repo: Repo, oid: string): Promise<boolean> {
+  const c = await repo.objects.read(oid).catch(() => null);
+  if (!c || c.type !== 'commit') return false;
+  const tree = /^tree ([0-9a-f]{40,64})$/m.exec(c.data.toString('latin1', 0, Math.min(c.data.length, 200)))?.[1];
+  if (!tree) return false;
+  const t = await repo.objects.read(tree).catch(() => null);
+  return t !== null && t.type === 'tree';
+}
+
+/**
+ * The object id `ref` holds, whether or not that object exists (readRef
+ * answers null for both "no ref" and "names a missing object"). null: no such ref.
+ */
+export async function refTarget(repo: Repo, ref: string): Promise<string | null> {
+  if (repo.filesRefs) {
+    const v = resolveRef(repo.gitDir, repo.commonDir, ref);
+    if (v !== undefined) return v;
+  }
+  const r = await runGit(['rev-parse', '--verify', '-q', ref], { cwd: repo.root, allowFailure: true });
+  const v = r.code === 0 ? r.stdout.toString('utf8').trim() : '';
+  return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(v) ? v : null;
+}
+
+/** The error of a ref that names a missing commit (see `refTarget`). */
+export function brokenRefError(ref: string, oid: string): EntireError {
+  const name = ref.replace(/^refs\/heads\//, '');
+  return new EntireError('CORRUPT_METADATA', `${name} names commit ${oid.slice(0, 12)}, which is missing from the object store (pruned by git gc?); run \`entire doctor --force\``, {
+    detail: { ref, oid },
+  });
+}
+
+/** Throws brokenRefError when `ref` exists but names a missing object (its tip read as null). */
+async function assertNotBroken(repo: Repo, ref: string): Promise<void> {
+  const raw = await refTarget(repo, ref);
+  if (raw !== null) throw brokenRefError(ref, raw);
 }
 
 /** The compare-and-swap itself: `ref` from `tip` to `oid`, with what rides along in the transaction. */
@@ -100,6 +180,7 @@ export interface PreparedCas {
 export async function casPrepare(repo: Repo, ref: string, build: (tip: string | null) => Promise<BuildResult>, opts: CasOptions = {}): Promise<PreparedCas> {
   if (!looseOk(repo)) return { commit: () => casWrite(repo, ref, build, opts) };
   const tip = await readRef(repo, ref);
+  if (tip === null) await assertNotBroken(repo, ref);
   const spec = await build(tip);
   if (spec === null) return { commit: async () => ({ oid: tip, changed: false }) };
   const ident = await committerIdent(repo);
@@ -108,7 +189,7 @@ export async function casPrepare(repo: Repo, ref: string, build: (tip: string | 
   return {
     commit: async () => {
       flushHeld(repo);
-      if ((await moveRef(repo, ref, oid, tip, opts, null)) === 'ok') return { oid, changed: true };
+      if ((await moveRef(repo, ref, oid, tip, opts, null)) === 'ok') return landed(repo, ref, oid, tip, build, opts, ident);
       // the ref moved since the tip was read: the usual loop, on the new tip
       return casWrite(repo, ref, build, opts);
     },
@@ -124,6 +205,8 @@ export async function ensureMetadataBranch(repo: Repo): Promise<string> {
   for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
     const tip = await readRef(repo, METADATA_REF);
     if (tip) return tip;
+    // a ref naming a missing commit is not "no branch": a new root would drop its history
+    await assertNotBroken(repo, METADATA_REF);
     const remote = await readRef(repo, METADATA_REMOTE_REF);
     let oid: string;
     let tempRef: string | null = null;
@@ -150,10 +233,19 @@ export async function ensureMetadataBranch(repo: Repo): Promise<string> {
   throw new EntireError('REF_RACE', 'cannot create entire/checkpoints/v1');
 }
 
-/** The metadata branch tip for reading: local, else the remote-tracking ref. */
+/**
+ * The metadata branch tip for reading: local, else the remote-tracking ref.
+ * A ref naming a commit (or a root tree) that is missing from the object
+ * store is passed over (SPEC-2 §A.11, §E.3): readers see the tracking data,
+ * `entire doctor` reports the ref. The tree read here is the one readers read
+ * next, so it costs nothing extra in the common case.
+ */
 export async function metadataTipForRead(repo: Repo): Promise<string | null> {
-  const local = await readCommit(repo, METADATA_REF);
-  if (local) return local.oid;
-  const remote = await readCommit(repo, METADATA_REMOTE_REF);
-  return remote ? remote.oid : null;
+  for (const ref of [METADATA_REF, METADATA_REMOTE_REF]) {
+    const c = await readCommit(repo, ref).catch(() => null);
+    if (!c) continue;
+    const tree = await repo.objects.read(c.tree).catch(() => null);
+    if (tree && tree.type === 'tree') return c.oid;
+  }
+  return null;
 }
