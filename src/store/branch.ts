@@ -9,7 +9,7 @@ import { writeCommit, type CommitSpec } from '../git/fastimport.js';
 import { readRef, updateRefs, deleteRefQuietly, jitter, CAS_RETRIES, type CasOutcome } from '../git/refs.js';
 import { resolveRef } from '../git/discover.js';
 import { runGit } from '../git/exec.js';
-import { METADATA_REF, METADATA_REMOTE_REF } from '../checkpoint/shadow.js';
+import { METADATA_REF, METADATA_REMOTE_REF, SHADOW_BRANCH_RE } from '../checkpoint/shadow.js';
 import { INIT_MESSAGE } from '../checkpoint/messages.js';
 import { readCommit } from './tree.js';
 import { canWriteLoose, flushHeld, writeCommitLoose } from '../git/odb.js';
@@ -55,19 +55,24 @@ export async function casWrite(repo: Repo, ref: string, build: (tip: string | nu
   let lastError: unknown;
   for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
     const tip = await readRef(repo, ref);
-    // a ref naming a commit that is gone (`git gc --prune=now` won a race): no CAS from
-    // "absent" can ever succeed, and building on nothing would drop the branch's history
-    if (tip === null) await assertNotBroken(repo, ref);
-    const spec = await build(tip);
+    // a ref naming a commit that is gone (`git gc --prune=now` won a race): see brokenTip
+    const expected = tip === null ? await brokenTip(repo, ref) : tip;
+    let spec: BuildResult;
+    try {
+      spec = await build(tip);
+    } catch (e) {
+      // a builder writing blobs (work-tree snapshots) met `git prune` removing its directory: again
+      if (!prunedUnderUs(e)) throw e;
+      lastError = e;
+      continue;
+    }
     if (spec === null) return { oid: tip, changed: false };
     const parent = opts.parentOverride ? opts.parentOverride(tip) : tip;
     mark('cas: built');
     const full = { ...spec, parent, author: ident, committer: ident };
-    const written = looseOk(repo)
-      ? { oid: await writeCommitLoose(repo, full), tempRef: null }
-      : await writeCommit(repo.root, full, { fastCompression: opts.fastCompression });
+    const written = await writeObjects(repo, full, opts);
     mark('cas: objects written');
-    if ((await moveRef(repo, ref, written.oid, tip, opts, written.tempRef)) === 'ok') return landed(repo, ref, written.oid, tip, build, opts, ident);
+    if ((await moveRef(repo, ref, written.oid, expected, opts, written.tempRef)) === 'ok') return landed(repo, ref, written.oid, tip, build, opts, ident);
     if (written.tempRef) await deleteRefQuietly(repo, written.tempRef);
     lastError = new EntireError('REF_RACE', `${ref} moved while writing`);
     await jitter();
@@ -104,7 +109,11 @@ async function landed(
       { ref, newOid: again.oid, oldOid: oid },
       { ref: again.tempRef, newOid: null },
     ]);
-    if (outcome === 'ok') return { oid: again.oid, changed: true };
+    if (outcome === 'ok') {
+      // the reflog's lines naming the lost commit would be errors to git fsck
+      if (again.oid !== oid) (await import('./recover.js')).dropReflogLines(repo, ref, new Set([oid]));
+      return { oid: again.oid, changed: true };
+    }
     await deleteRefQuietly(repo, again.tempRef);
   } catch {
     /* the ref names the lost commit: readers skip it, `entire doctor --force` repairs it */
@@ -144,10 +153,53 @@ export function brokenRefError(ref: string, oid: string): EntireError {
   });
 }
 
+/**
+ * For a tip read as null: null when `ref` does not exist. When it exists and
+ * names a missing commit, a shadow branch starts again (its steps are gone,
+ * and a first step holds the whole dirty work tree, so the session keeps its
+ * files and the next commit its trailer): the value to compare-and-swap from.
+ * Any other ref throws brokenRefError at once: no CAS from "absent" could
+ * succeed, and building on nothing would drop the branch's history
+ * (`entire doctor --force` restores it, SPEC-2 §A.11).
+ */
+async function brokenTip(repo: Repo, ref: string): Promise<string | null> {
+  const raw = await refTarget(repo, ref);
+  if (raw === null) return null;
+  if (SHADOW_BRANCH_RE.test(ref.slice('refs/heads/'.length)) && ref.startsWith('refs/heads/')) return raw;
+  throw brokenRefError(ref, raw);
+}
+
 /** Throws brokenRefError when `ref` exists but names a missing object (its tip read as null). */
 async function assertNotBroken(repo: Repo, ref: string): Promise<void> {
   const raw = await refTarget(repo, ref);
   if (raw !== null) throw brokenRefError(ref, raw);
+}
+
+/**
+ * Write the commit `full` describes: in-process when the repository allows
+ * it, else (or when `git prune` pulled the ground away) through fast-import.
+ */
+async function writeObjects(repo: Repo, full: CommitSpec & { author: Ident }, opts: CasOptions): Promise<{ oid: string; tempRef: string | null }> {
+  if (looseOk(repo)) {
+    try {
+      return { oid: await writeCommitLoose(repo, full), tempRef: null };
+    } catch (e) {
+      if (!prunedUnderUs(e)) throw e;
+      // objects this process wrote just before may be gone with it: git writes them all again
+    }
+  }
+  return writeCommit(repo.root, full, { fastCompression: opts.fastCompression });
+}
+
+/**
+ * `git prune` (gc) removes empty `objects/<xx>/` directories and, with
+ * `--prune=now`, temporary object files however fresh: a write whose
+ * directory or temporary file vanished under it fails with ENOENT on a path
+ * in the object store (git itself retries there).
+ */
+function prunedUnderUs(e: unknown): boolean {
+  const err = e as NodeJS.ErrnoException;
+  return err?.code === 'ENOENT' && typeof err.path === 'string' && /[\\/]objects[\\/]/.test(err.path);
 }
 
 /** The compare-and-swap itself: `ref` from `tip` to `oid`, with what rides along in the transaction. */
@@ -180,16 +232,27 @@ export interface PreparedCas {
 export async function casPrepare(repo: Repo, ref: string, build: (tip: string | null) => Promise<BuildResult>, opts: CasOptions = {}): Promise<PreparedCas> {
   if (!looseOk(repo)) return { commit: () => casWrite(repo, ref, build, opts) };
   const tip = await readRef(repo, ref);
-  if (tip === null) await assertNotBroken(repo, ref);
-  const spec = await build(tip);
+  const expected = tip === null ? await brokenTip(repo, ref) : tip;
+  let spec: BuildResult;
+  try {
+    spec = await build(tip);
+  } catch (e) {
+    if (!prunedUnderUs(e)) throw e;
+    return { commit: () => casWrite(repo, ref, build, opts) };
+  }
   if (spec === null) return { commit: async () => ({ oid: tip, changed: false }) };
   const ident = await committerIdent(repo);
   const parent = opts.parentOverride ? opts.parentOverride(tip) : tip;
   const oid = await writeCommitLoose(repo, { ...spec, parent, author: ident, committer: ident }, { hold: true });
   return {
     commit: async () => {
-      flushHeld(repo);
-      if ((await moveRef(repo, ref, oid, tip, opts, null)) === 'ok') return landed(repo, ref, oid, tip, build, opts, ident);
+      try {
+        flushHeld(repo);
+      } catch (e) {
+        if (!prunedUnderUs(e)) throw e;
+        return casWrite(repo, ref, build, opts);
+      }
+      if ((await moveRef(repo, ref, oid, expected, opts, null)) === 'ok') return landed(repo, ref, oid, tip, build, opts, ident);
       // the ref moved since the tip was read: the usual loop, on the new tip
       return casWrite(repo, ref, build, opts);
     },
