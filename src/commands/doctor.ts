@@ -29,6 +29,7 @@ import {
   headsOf,
   isMetadataMessage,
   lostCommits,
+  missingObjects,
   pruneReflog,
   reflogCandidates,
   refProblem,
@@ -47,7 +48,7 @@ import { toRepoRelative } from '../agents/paths.js';
 import { GIT_HOOKS, hookStates, isHuskyDir, isOurHook } from '../install/git-hooks.js';
 import { readIntent, intentPath } from '../strategy/intent.js';
 import { intentStaleness } from '../strategy/commit-message.js';
-import { prePromptPath, removeScratch } from '../strategy/scratch.js';
+import { prePromptPath, readScratch, removeScratch, tmpDir } from '../strategy/scratch.js';
 import { inThisWorktree, processIo, type Io } from './common.js';
 import { describeError } from '../errors.js';
 import { encodeJson } from '../checkpoint/json.js';
@@ -66,7 +67,8 @@ export type FindingKind =
   | 'broken-metadata-ref'
   | 'broken-shadow-ref'
   | 'stale-remote-tracking'
-  | 'stale-ref-lock';
+  | 'stale-ref-lock'
+  | 'stale-transcript-cache';
 
 export type FindingStatus = 'found' | 'fixed' | 'failed';
 
@@ -278,6 +280,7 @@ class Doctor {
     this.shadowRefs = new Set((await listRefs(repo, 'refs/heads/entire/')).map((r) => r.ref));
     await this.scanMetadataRef();
     await this.scanTracking();
+    await this.scanTranscriptCaches(states);
     await this.scanSessions(states);
     await this.scanDangling(states);
     await this.scanShadowBranches(states, corrupt.length);
@@ -353,7 +356,7 @@ class Doctor {
       const res = await updateRefs(repo, [{ ref: METADATA_REF, newOid: plan.base.oid, oldOid: plan.problem.oid }], 'entire doctor: restore from a missing commit');
       if (res !== 'ok') return { ok: false, detail: 'the branch moved meanwhile; run `entire doctor` again' };
       parts.push(`reset to ${plan.base.oid.slice(0, 7)}`);
-      await pruneReflog(repo, METADATA_REF).catch((e: unknown) => this.ctx.log.warn('doctor could not prune a reflog', { error: e }));
+      await pruneReflog(repo, METADATA_REF, plan.base.oid).catch((e: unknown) => this.ctx.log.warn('doctor could not prune a reflog', { error: e }));
       const { mergeInto } = await import('../sync/push.js');
       for (const m of plan.merges) {
         try {
@@ -407,6 +410,40 @@ class Doctor {
       return { ...s, pending_condensations: [...(s.pending_condensations ?? []), entry] };
     });
     return queued;
+  }
+
+  /**
+   * A session's transcript cache (`.entire/tmp/transcript-<sid>.json`)
+   * remembers the blobs its transcript is stored in, so hooks refer to them
+   * instead of writing the transcript again. A blob `git gc --prune=now`
+   * removed (with the step that held it) would make every later checkpoint
+   * and step name a missing object: the cache goes (it is disposable; the
+   * next hook rebuilds it), and checkpoints are written with their content.
+   */
+  private async scanTranscriptCaches(states: LoadedState[]): Promise<void> {
+    const { repo } = this;
+    const caches: { sid: string; file: string; oids: string[] }[] = [];
+    for (const { state: s } of states) {
+      if (!inThisWorktree(s, repo)) continue;
+      const file = join(tmpDir(repo.root), `transcript-${s.session_id}.json`);
+      const data = readScratch<{ blob?: { oid?: unknown } | null; shadowChunks?: { oid?: unknown }[] }>(file);
+      if (!data || typeof data !== 'object') continue;
+      const oids = [data.blob?.oid, ...(Array.isArray(data.shadowChunks) ? data.shadowChunks.map((c) => c?.oid) : [])].filter(
+        (o): o is string => typeof o === 'string' && /^[0-9a-f]{40,64}$/.test(o),
+      );
+      if (oids.length > 0) caches.push({ sid: s.session_id, file, oids });
+    }
+    if (caches.length === 0) return;
+    const missing = await missingObjects(repo, caches.flatMap((c) => c.oids));
+    for (const c of caches) {
+      const gone = c.oids.filter((o) => missing.has(o));
+      if (gone.length === 0) continue;
+      const detail = `session ${short(c.sid)}: the transcript cache names ${gone.length} blob(s) missing from the object store (${gone[0]!.slice(0, 12)}…); checkpoints and steps would refer to them`;
+      this.add({ kind: 'stale-transcript-cache', subject: display(repo, c.file), session_id: c.sid, detail }, async () => {
+        removeScratch(c.file);
+        return { ok: true, detail: 'removed (the next hook rebuilds it)' };
+      });
+    }
   }
 
   /** SPEC-2 §E.3: a remote-tracking metadata ref naming a missing object (readers ignore it). */
@@ -847,7 +884,7 @@ class Doctor {
       // shadow branches keep no reflog (src/store/shadow.ts): none is started here either
       const res = await updateRefs(repo, [{ ref, newOid: target ? target.oid : null, oldOid: problem.oid, startReflog: false }], 'entire doctor: restore from a missing commit');
       if (res !== 'ok') return { ok: false, detail: 'the branch moved meanwhile; kept' };
-      if (target) await pruneReflog(repo, ref).catch((e: unknown) => this.ctx.log.warn('doctor could not prune a reflog', { error: e }));
+      if (target) await pruneReflog(repo, ref, target.oid).catch((e: unknown) => this.ctx.log.warn('doctor could not prune a reflog', { error: e }));
       return { ok: true, detail: target ? `reset to ${target.oid.slice(0, 7)}` : 'deleted' };
     });
   }
@@ -860,6 +897,7 @@ class Doctor {
     // sessions whose repairs write checkpoints; ref locks before anything moves a ref
     const order: FindingKind[] = [
       'stale-ref-lock',
+      'stale-transcript-cache',
       'stale-remote-tracking',
       'broken-metadata-ref',
       'broken-shadow-ref',

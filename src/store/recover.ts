@@ -112,12 +112,54 @@ export async function missingObjects(repo: Repo, oids: Iterable<string>): Promis
 }
 
 /**
- * Drop the lines of `ref`'s reflog that name a missing object, under the
- * ref's lock as `git reflog expire` does (git fsck reports such lines as
- * errors, and `git reflog` stops at them). Returns how many were dropped;
- * 0 also when the ref is locked by someone else (nothing is changed then).
+ * Drop the lines of `ref`'s reflog that name one of `oids` (commits that
+ * are gone), under the ref's lock. false: no reflog, nothing to drop, or the
+ * lock is held by someone else (nothing changed).
  */
-export async function pruneReflog(repo: Repo, ref: string): Promise<number> {
+export function dropReflogLines(repo: Repo, ref: string, oids: ReadonlySet<string>): boolean {
+  const path = join(repo.commonDir, 'logs', ref);
+  const lock = join(repo.commonDir, ref) + '.lock';
+  let fd: number;
+  try {
+    fd = openSync(lock, 'wx', 0o666);
+  } catch {
+    return false;
+  }
+  try {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      return false;
+    }
+    const lines = text.split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    const keep = lines.filter((l) => !l.split(' ', 2).some((o) => oids.has(o)));
+    if (keep.length === lines.length) return false;
+    const tmp = `${path}.${process.pid}.${randomHex(4)}.tmp`;
+    try {
+      writeFileSync(tmp, keep.map((l) => l + '\n').join(''));
+      renameSync(tmp, path);
+    } catch {
+      rmSync(tmp, { force: true });
+      return false;
+    }
+    return true;
+  } finally {
+    closeSync(fd);
+    rmSync(lock, { force: true });
+  }
+}
+
+/**
+ * Drop the lines of `ref`'s reflog that name a missing object or a commit
+ * reaching one, under the ref's lock as `git reflog expire` does: git
+ * fsck reports such lines as errors, and `git gc` fails on them (it packs
+ * what reflogs reach). `base`: the complete commit the ref was just reset
+ * to; its ancestors need no check. Returns how many lines were dropped; 0
+ * also when someone else holds the ref's lock (nothing changes then).
+ */
+export async function pruneReflog(repo: Repo, ref: string, base: string | null): Promise<number> {
   const path = join(repo.commonDir, 'logs', ref);
   if (!existsSync(path)) return 0;
   const lock = join(repo.commonDir, ref) + '.lock';
@@ -134,9 +176,19 @@ export async function pruneReflog(repo: Repo, ref: string): Promise<number> {
     const zero = zeroOid(repo.objectFormat);
     const oids = new Set<string>();
     for (const l of lines) for (const o of l.split(' ', 2)) if (/^[0-9a-f]{40,64}$/.test(o) && o !== zero) oids.add(o);
-    const missing = await missingObjects(repo, oids);
-    if (missing.size === 0) return 0;
-    const keep = lines.filter((l) => !l.split(' ', 2).some((o) => missing.has(o)));
+    const bad = await missingObjects(repo, oids);
+    // present commits off the base's history (the lines written after the damage): complete?
+    const ancestors = new Set<string>();
+    if (base) {
+      const r = await runGit(['rev-list', base], { cwd: repo.root, allowFailure: true });
+      for (const l of r.stdout.toString('utf8').split('\n')) if (l !== '') ancestors.add(l);
+    }
+    for (const o of oids) {
+      if (bad.has(o) || ancestors.has(o)) continue;
+      if (!(await commitComplete(repo, o, base ? [base] : [])).complete) bad.add(o);
+    }
+    if (bad.size === 0) return 0;
+    const keep = lines.filter((l) => !l.split(' ', 2).some((o) => bad.has(o)));
     const tmp = `${path}.${process.pid}.${randomHex(4)}.tmp`;
     try {
       writeFileSync(tmp, keep.map((l) => l + '\n').join(''));
