@@ -95,6 +95,13 @@ function explains(r: TempRepo, sha: string, id: string): boolean {
 
 const LOOSE = { ENTIRE_PACK_WRITES: '0' };
 
+/** The one shadow branch of the repository. */
+function shadowRefOf(r: TempRepo): string {
+  const branches = r.git(['for-each-ref', '--format=%(refname)', 'refs/heads/entire/']).split('\n').filter((b) => /-[0-9a-f]{6}$/.test(b));
+  expect(branches).toHaveLength(1);
+  return branches[0]!;
+}
+
 describe('doctor: refs naming missing objects', () => {
   it('case 11: the metadata tip is pruned; hooks and explain keep working, doctor reports broken-metadata-ref, --force restores the branch and re-writes the lost checkpoint', () => {
     const r = enabledRepo();
@@ -233,7 +240,7 @@ describe('doctor: refs naming missing objects', () => {
     expect(r.entire(['doctor']).stdout).toBe('No problems found.\n');
   });
 
-  it('a shadow branch naming a missing step: Stop keeps exiting 0, doctor reports broken-shadow-ref and --force puts it back on the previous step', () => {
+  it('a shadow branch naming a missing step: doctor reports broken-shadow-ref and --force puts it back on the previous step', () => {
     const r = enabledRepo();
     const agent = new FakeClaude(r);
     agent.sessionStart();
@@ -243,18 +250,9 @@ describe('doctor: refs naming missing objects', () => {
     agent.prompt('create s2');
     agent.write('s2.txt', 's2\n');
     expect(agent.stop(LOOSE).status).toBe(0);
-    const branches = r.git(['for-each-ref', '--format=%(refname)', 'refs/heads/entire/']).split('\n').filter((b) => /-[0-9a-f]{6}$/.test(b));
-    expect(branches).toHaveLength(1);
-    const shadow = branches[0]!;
+    const shadow = shadowRefOf(r);
     const previous = r.git(['rev-parse', `${shadow}~1`]).trim();
-    const lost = pruneTip(r, shadow);
-
-    agent.prompt('create s3');
-    agent.write('s3.txt', 's3\n');
-    const stop = agent.stop();
-    expect(stop.status).toBe(0);
-    expect(stop.stderr).not.toMatch(/\n\s+at /);
-    expect(r.git(['rev-parse', shadow]).trim()).toBe(lost);
+    pruneTip(r, shadow);
 
     const found = doctorJson(r).doc.findings;
     expect(found).toEqual([expect.objectContaining({ kind: 'broken-shadow-ref', status: 'found' })]);
@@ -264,11 +262,38 @@ describe('doctor: refs naming missing objects', () => {
     expect(res.stdout).toMatch(new RegExp(`^\\[fixed\\] broken-shadow-ref ${shadow.slice('refs/heads/'.length)}: .* → reset to ${previous.slice(0, 7)}$`, 'm'));
     expect(r.git(['rev-parse', shadow]).trim()).toBe(previous);
     // the next Stop steps on from there
-    agent.prompt('create s4');
-    agent.write('s4.txt', 's4\n');
+    agent.prompt('create s3');
+    agent.write('s3.txt', 's3\n');
     expect(agent.stop().status).toBe(0);
     expect(r.git(['rev-parse', `${shadow}~1`]).trim()).toBe(previous);
-    expect(r.git(['ls-tree', '--name-only', shadow])).toContain('s4.txt');
+    expect(r.git(['ls-tree', '--name-only', shadow])).toContain('s3.txt');
+    expect(fsck(r).ok, fsck(r).output).toBe(true);
+  });
+
+  it('a Stop meeting a shadow branch that names a missing step starts the branch again: the session keeps its files and the commit its trailer', () => {
+    const r = enabledRepo();
+    const agent = new FakeClaude(r);
+    agent.sessionStart();
+    agent.prompt('create s1');
+    agent.write('s1.txt', 's1\n');
+    expect(agent.stop(LOOSE).status).toBe(0);
+    const shadow = shadowRefOf(r);
+    const lost = pruneTip(r, shadow);
+    agent.prompt('create s2');
+    agent.write('s2.txt', 's2\n');
+    const stop = agent.stop();
+    expect(stop.status).toBe(0);
+    expect(stop.stderr).not.toMatch(/\n\s+at /);
+    const tip = r.git(['rev-parse', shadow]).trim();
+    expect(tip).not.toBe(lost);
+    expect(r.git(['log', '--format=%P', '-1', shadow]).trim()).toBe(''); // started again
+    expect(r.git(['ls-tree', '--name-only', shadow]).split('\n')).toEqual(expect.arrayContaining(['s1.txt', 's2.txt']));
+    expect(stateOf(r, agent.sessionId)['files_touched']).toEqual(['s1.txt', 's2.txt']);
+    r.git(['add', 's1.txt', 's2.txt']);
+    const c = r.gitResult(['commit', '-m', 'add s1 s2']);
+    expect(c.status, c.stderr).toBe(0);
+    const id = lastTrailer(r);
+    expect(hasCheckpoint(r, id)).toBe(true);
     expect(fsck(r).ok, fsck(r).output).toBe(true);
   });
 
@@ -279,7 +304,7 @@ describe('doctor: refs naming missing objects', () => {
     agent.prompt('create s1');
     agent.write('s1.txt', 's1\n');
     expect(agent.stop(LOOSE).status).toBe(0);
-    const shadow = r.git(['for-each-ref', '--format=%(refname)', 'refs/heads/entire/']).split('\n').find((b) => /-[0-9a-f]{6}$/.test(b))!;
+    const shadow = shadowRefOf(r);
     pruneTip(r, shadow);
     const res = r.entire(['doctor', '--force']);
     expect(res.stdout).toMatch(/^\[fixed\] broken-shadow-ref .*its steps are lost.* → deleted$/m);
