@@ -23,6 +23,7 @@ import { transition, applyBookkeeping, IDLE_WARN_MS } from '../session/phase.js'
 import { checkpointExists } from '../store/committed.js';
 import { metadataTipForRead, refTarget } from '../store/branch.js';
 import { readCommit } from '../store/tree.js';
+import { parseTree } from '../git/objects.js';
 import {
   commitComplete,
   firstComplete,
@@ -134,7 +135,10 @@ interface LostCheckpoint {
   commit: string;
   /** The commit's first parent: the base of the shadow branch its steps were on. */
   parent: string | null;
-  sessions: string[];
+  /** The session holding a pending condensation for it (written by its usual repair). */
+  pending: string | null;
+  /** Sessions that made it and still hold its data: a pending condensation is queued in each. */
+  holders: string[];
 }
 
 // ------------------------------------------------------------------ helpers
@@ -374,10 +378,10 @@ class Doctor {
     // checkpoints lost with the missing commits whose sessions still hold their data: pending work
     let queued = 0;
     for (const l of this.lost) {
-      for (const sid of l.sessions) if (await this.queueRewrite(sid, l)) queued++;
+      for (const sid of l.holders) if (await this.queueRewrite(sid, l)) queued++;
     }
     if (queued > 0) parts.push(`${queued} lost checkpoint slot(s) queued for re-writing from session data`);
-    const gone = this.lost.filter((l) => l.sessions.length === 0).map((l) => l.id);
+    const gone = this.lost.filter((l) => !l.pending && l.holders.length === 0).map((l) => l.id);
     if (gone.length > 0) parts.push(`cannot be restored: ${gone.join(', ')}`);
     return { ok: true, detail: parts.join('; ') };
   }
@@ -450,8 +454,10 @@ class Doctor {
   private async scanTracking(): Promise<void> {
     const { repo } = this;
     const localTip = this.metadataPlan ? null : await refTarget(repo, METADATA_REF);
-    for (const r of await listRefs(repo, 'refs/remotes/')) {
-      if (!r.ref.endsWith('/entire/checkpoints/v1')) continue;
+    const refs = new Set((await listRefs(repo, 'refs/remotes/')).map((r) => r.ref).filter((ref) => ref.endsWith('/entire/checkpoints/v1')));
+    refs.add(METADATA_REMOTE_REF);
+    for (const ref of refs) {
+      const r = { ref };
       const oid = await refTarget(repo, r.ref);
       if (!oid) continue;
       const c = await commitComplete(repo, oid, localTip ? [localTip] : []);
@@ -736,18 +742,23 @@ class Doctor {
       for (const id of allCheckpointIds(c.message)) {
         if (seen.has(id)) continue;
         seen.add(id);
-        if (await exists(id)) continue;
-        let owner = this.pendingOwner(states, id);
+        if (await exists(id)) {
+          if (plan) await this.lostSlots(states, sources, id, c.sha, c.parent);
+          continue;
+        }
+        const owner = this.pendingOwner(states, id);
         const base = { kind: 'dangling-trailer' as const, subject: c.sha.slice(0, 7), checkpoint_id: id, commit: c.sha };
         let detail: string;
+        let holders: string[] = [];
         if (plan) {
           // lost with the missing commits: which sessions still hold the data to write it again?
-          const holders = owner ? [] : await this.sessionsWithData(states, id, c.sha, c.parent);
-          this.lost.push({ id, commit: c.sha, parent: c.parent, sessions: owner ? [owner] : holders });
-          if (!owner && holders.length > 0) owner = holders[0]!;
+          holders = owner ? [] : await this.sessionsWithData(states, id, c.sha, c.parent);
+          this.lost.push({ id, commit: c.sha, parent: c.parent, pending: owner, holders });
           detail = owner
-            ? `Entire-Checkpoint ${id} is not on the restorable entire/checkpoints/v1; session ${short(owner)} ${holders.length > 0 ? 'still holds its transcript (re-written with --force)' : 'holds its pending condensation'}`
-            : `Entire-Checkpoint ${id} was lost with the missing commits of entire/checkpoints/v1 and no session holds its data: it cannot be restored`;
+            ? `Entire-Checkpoint ${id} is not on the restorable entire/checkpoints/v1; session ${short(owner)} holds its pending condensation`
+            : holders.length > 0
+              ? `Entire-Checkpoint ${id} is not on the restorable entire/checkpoints/v1; session${holders.length > 1 ? 's' : ''} ${holders.map(short).join(', ')} still hold${holders.length > 1 ? '' : 's'} its transcript (re-written with --force)`
+              : `Entire-Checkpoint ${id} was lost with the missing commits of entire/checkpoints/v1 and no session holds its data: it cannot be restored`;
         } else {
           detail = owner
             ? `Entire-Checkpoint ${id} has no checkpoint yet; session ${short(owner)} holds its pending condensation`
@@ -755,16 +766,19 @@ class Doctor {
         }
         // fixed only from a pending entry: the one found now, or one a recovered intent records
         const repair = async (): Promise<RepairOutcome> => {
-          // an earlier repair (a recovered intent) may have written it already
-          if (await checkpointExists(repo, id)) return { ok: true, detail: 'checkpoint written' };
-          const holder = owner ?? this.pendingOwner(listStates(repo.commonDir).states, id);
-          if (!holder) return { ok: null };
-          const after = await this.repairSession(holder);
+          // an earlier repair (a recovered intent) may have written it already; with holders
+          // (lost checkpoints queued by the broken-metadata-ref repair) every slot is written
+          if (holders.length === 0 && (await checkpointExists(repo, id))) return { ok: true, detail: 'checkpoint written' };
+          const writers = owner ? [owner] : holders.length > 0 ? holders : [this.pendingOwner(listStates(repo.commonDir).states, id)].filter((x): x is string => x !== null);
+          if (writers.length === 0) return { ok: null };
+          let after: SessionState | null = null;
+          for (const sid of writers) after = await this.repairSession(sid);
           if (await checkpointExists(repo, id)) return { ok: true, detail: 'checkpoint written' };
           const left = after?.pending_condensations?.find((x) => x.checkpoint_id === id);
           return { ok: false, detail: `checkpoint still missing${left?.last_error ? `: ${oneLine(left.last_error, 120)}` : ''}` };
         };
-        this.add({ ...base, session_id: owner ?? undefined, detail }, repair, !owner);
+        const writer = owner ?? holders[0] ?? null;
+        this.add({ ...base, session_id: writer ?? undefined, detail }, repair, !writer);
       }
     }
   }
@@ -776,9 +790,49 @@ class Doctor {
    * commit changes (the edit-tool evidence prepare-commit-msg goes by; the
    * checkpoint's own record of its sessions is what was lost). Can write it:
    * the live transcript is readable, or the shadow branch its steps were on
-   * still exists.
+   * still exists. `namedOnly`: only sessions whose state names it.
    */
-  private async sessionsWithData(states: LoadedState[], id: string, commit: string, parent: string | null): Promise<string[]> {
+  /**
+   * A checkpoint of several sessions is one commit per session: the restorable
+   * branch may hold it without the slots of the lost commits. Sessions whose
+   * state names it and that are not in it get theirs written again.
+   */
+  private async lostSlots(states: LoadedState[], sources: string[], id: string, commit: string, parent: string | null): Promise<void> {
+    const { repo } = this;
+    const named = await this.sessionsWithData(states, id, commit, parent, true);
+    if (named.length === 0) return;
+    const have = new Set<string>();
+    for (const src of sources) {
+      const dir = await repo.objects.read(`${src}:${shardPath(id)}`).catch(() => null);
+      if (!dir || dir.type !== 'tree') continue;
+      for (const e of parseTree(dir.data, repo.objectFormat)) {
+        if (!/^\d+$/.test(e.name)) continue;
+        const md = await repo.objects.read(`${src}:${shardPath(id)}/${e.name}/metadata.json`).catch(() => null);
+        try {
+          const sid = md ? (JSON.parse(md.data.toString('utf8')) as { session_id?: unknown }).session_id : undefined;
+          if (typeof sid === 'string') have.add(sid);
+        } catch {
+          /* a corrupt slot names no session */
+        }
+      }
+    }
+    const holders = named.filter((sid) => !have.has(sid));
+    if (holders.length === 0) return;
+    this.lost.push({ id, commit, parent, pending: null, holders });
+    const who = `session${holders.length > 1 ? 's' : ''} ${holders.map(short).join(', ')}`;
+    const detail = `Entire-Checkpoint ${id} is on the restorable entire/checkpoints/v1 without the slot of ${who} (lost with the missing commits); re-written from the session's transcript with --force`;
+    this.add({ kind: 'dangling-trailer', subject: commit.slice(0, 7), checkpoint_id: id, commit, session_id: holders[0], detail }, async () => {
+      const { hasSessionSlot } = await import('../strategy/pending.js');
+      const missing: string[] = [];
+      for (const sid of holders) {
+        await this.repairSession(sid);
+        if (!(await hasSessionSlot(this.ctx, id, sid))) missing.push(short(sid));
+      }
+      return missing.length === 0 ? { ok: true, detail: 'slot(s) written' } : { ok: false, detail: `still no slot of ${missing.join(', ')}` };
+    });
+  }
+
+  private async sessionsWithData(states: LoadedState[], id: string, commit: string, parent: string | null, namedOnly = false): Promise<string[]> {
     const { repo } = this;
     const shadow = parent ? `refs/heads/${shadowBranchName(parent, repo.worktreeId)}` : null;
     const onShadow = shadow !== null && this.shadowRefs.has(shadow);
@@ -793,7 +847,7 @@ class Doctor {
         named.push(s.session_id);
         continue;
       }
-      if (!readable) continue;
+      if (!readable || namedOnly) continue;
       changed ??= new Set(await changedFiles(repo, commit, parent));
       try {
         const adapter = await adapterFor(s);

@@ -186,6 +186,42 @@ describe('doctor: refs naming missing objects', () => {
     expect(fsck(r).ok, fsck(r).output).toBe(true);
   });
 
+  it('a checkpoint of two sessions whose second slot was lost gets it back', () => {
+    const r = enabledRepo();
+    const a = new FakeClaude(r);
+    const b = new FakeClaude(r);
+    a.sessionStart();
+    b.sessionStart();
+    const c1 = turnAndCommit(r, a, 'f1.txt');
+    a.prompt('create a.txt');
+    a.write('a.txt', 'a\n');
+    expect(a.stop().status).toBe(0);
+    b.prompt('create b.txt');
+    b.write('b.txt', 'b\n');
+    expect(b.stop().status).toBe(0);
+    r.git(['add', 'a.txt', 'b.txt']);
+    const c = r.gitResult(['commit', '-m', 'a and b'], { env: LOOSE });
+    expect(c.status, c.stderr).toBe(0);
+    const id = lastTrailer(r);
+    const sha = r.git(['rev-parse', 'HEAD']).trim();
+    const slots = () => r.git(['ls-tree', '--name-only', `${META}:${id.slice(0, 2)}/${id.slice(2)}`]).split('\n').filter((n) => /^\d+$/.test(n));
+    expect(slots()).toEqual(['0', '1']);
+    pruneTip(r, META);
+
+    // one commit per session: the restorable branch holds the checkpoint with the first slot only
+    const found = doctorJson(r).doc.findings.find((f) => f.kind === 'dangling-trailer');
+    expect(found?.detail).toMatch(new RegExp(`^Entire-Checkpoint ${id} is on the restorable entire/checkpoints/v1 without the slot of session [0-9a-f]{8} \\(lost with the missing commits\\)`));
+    const res = r.entire(['doctor', '--force']);
+    expect(res.status, res.stdout + res.stderr).toBe(0);
+    expect(res.stdout).toContain('1 lost checkpoint slot(s) queued');
+    expect(res.stdout).toMatch(new RegExp(`^\\[fixed\\] dangling-trailer ${sha.slice(0, 7)}: .* → slot\\(s\\) written$`, 'm'));
+    expect(slots()).toEqual(['0', '1']);
+    const sids = slots().map((n) => (JSON.parse(r.git(['show', `${META}:${id.slice(0, 2)}/${id.slice(2)}/${n}/metadata.json`])) as { session_id: string }).session_id);
+    expect(sids.sort()).toEqual([a.sessionId, b.sessionId].sort());
+    expect(explains(r, sha, id)).toBe(true);
+    expect(explains(r, c1.sha, c1.id)).toBe(true);
+  });
+
   it('without a reflog: restored from the checkpoint commits the object store still holds', () => {
     const r = enabledRepo();
     const agent = new FakeClaude(r);
