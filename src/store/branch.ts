@@ -8,6 +8,9 @@ import { committerIdent, type Ident, type Repo } from '../git/repo.js';
 import { writeCommit, type CommitSpec } from '../git/fastimport.js';
 import { readRef, updateRefs, deleteRefQuietly, jitter, CAS_RETRIES, type CasOutcome } from '../git/refs.js';
 import { resolveRef } from '../git/discover.js';
+import { Pack } from '../git/pack.js';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { runGit } from '../git/exec.js';
 import { METADATA_REF, METADATA_REMOTE_REF, SHADOW_BRANCH_RE } from '../checkpoint/shadow.js';
 import { INIT_MESSAGE } from '../checkpoint/messages.js';
@@ -99,7 +102,9 @@ async function landed(
   opts: CasOptions,
   ident: Ident,
 ): Promise<CasWriteResult> {
-  if (await commitAndTreePresent(repo, oid)) return { oid, changed: true };
+  const present = (await newTipInNewestPack(repo, oid)) || (await commitAndTreePresent(repo, oid));
+  mark('cas: new tip checked');
+  if (present) return { oid, changed: true };
   try {
     const spec = await build(tip);
     if (spec === null) return { oid, changed: true };
@@ -119,6 +124,48 @@ async function landed(
     /* the ref names the lost commit: readers skip it, `entire doctor --force` repairs it */
   }
   return { oid, changed: true };
+}
+
+/**
+ * The common case of the check above, cheaply: a hook's small objects go out
+ * as one new pack (src/git/pack-policy.ts), which the object reader has not
+ * listed yet (finding it there means re-listing and re-opening every pack
+ * index: 1–3 ms). The newest index of the pack directory is that pack: the
+ * commit and its tree are looked up in it alone, and the commit is read from
+ * the pack file (so that, too, still exists). false: not there (loose
+ * objects, another pack, or gone): the caller asks the object reader.
+ */
+async function newTipInNewestPack(repo: Repo, oid: string): Promise<boolean> {
+  const dir = join(repo.commonDir, 'objects', 'pack');
+  let newest: { path: string; mtime: number } | null = null;
+  try {
+    for (const n of readdirSync(dir)) {
+      if (!n.startsWith('pack-') || !n.endsWith('.idx')) continue;
+      const mtime = statSync(join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? -1;
+      if (mtime >= 0 && (!newest || mtime > newest.mtime)) newest = { path: join(dir, n), mtime };
+    }
+  } catch {
+    return false;
+  }
+  if (!newest) return false;
+  const hashLen = repo.objectFormat === 'sha256' ? 32 : 20;
+  const pack = new Pack(newest.path, hashLen);
+  try {
+    const at = pack.find(Buffer.from(oid, 'hex'));
+    if (at < 0) return false;
+    const c = pack.read(at, () => null);
+    if (c.type !== 'commit') return false;
+    const tree = /^tree ([0-9a-f]{40,64})$/m.exec(c.data.toString('latin1', 0, Math.min(c.data.length, 200)))?.[1];
+    if (!tree) return false;
+    if (pack.find(Buffer.from(tree, 'hex')) >= 0) return true;
+    // an unchanged tree is the old tip's (reachable all along); a big one went out loose
+    const t = await repo.objects.read(tree).catch(() => null);
+    return t !== null && t.type === 'tree';
+  } catch {
+    return false;
+  } finally {
+    pack.close();
+  }
 }
 
 /** Whether commit `oid` and its root tree are in the object store. */
