@@ -21,14 +21,35 @@ import { safeUnlink } from '../session/paths.js';
 import { hasPendingWork, type PendingCondensation, type SessionState } from '../session/state.js';
 import { transition, applyBookkeeping, IDLE_WARN_MS } from '../session/phase.js';
 import { checkpointExists } from '../store/committed.js';
-import { metadataTipForRead } from '../store/branch.js';
+import { metadataTipForRead, refTarget } from '../store/branch.js';
 import { readCommit } from '../store/tree.js';
+import { parseTree } from '../git/objects.js';
+import {
+  commitComplete,
+  firstComplete,
+  headsOf,
+  isMetadataMessage,
+  lostCommits,
+  missingObjects,
+  pruneReflog,
+  reflogCandidates,
+  refProblem,
+  removeStaleRefLock,
+  staleRefLocks,
+  stepSession,
+  REF_LOCK_STALE_MS,
+  type LostCommit,
+  type RefProblem,
+} from '../store/recover.js';
 import { allCheckpointIds } from '../checkpoint/trailers.js';
-import { SHADOW_BRANCH_RE, parseShadowBranch, worktreeHash } from '../checkpoint/shadow.js';
+import { shardPath } from '../checkpoint/id.js';
+import { METADATA_REF, METADATA_REMOTE_REF, SHADOW_BRANCH_RE, parseShadowBranch, shadowBranchName, worktreeHash } from '../checkpoint/shadow.js';
+import { adapterFor, readableTranscript } from '../strategy/transcript.js';
+import { toRepoRelative } from '../agents/paths.js';
 import { GIT_HOOKS, hookStates, isHuskyDir, isOurHook } from '../install/git-hooks.js';
 import { readIntent, intentPath } from '../strategy/intent.js';
 import { intentStaleness } from '../strategy/commit-message.js';
-import { prePromptName, removeScratch } from '../strategy/scratch.js';
+import { prePromptName, readScratch, removeScratch, tmpDir } from '../strategy/scratch.js';
 import { confinedDirSafe } from '../trust/confined.js';
 import { inThisWorktree, processIo, type Io } from './common.js';
 import { describeError } from '../errors.js';
@@ -45,7 +66,12 @@ export type FindingKind =
   | 'stale-lock'
   | 'stale-intent'
   | 'corrupt-state'
-  | 'unsafe-entire-dir';
+  | 'unsafe-entire-dir'
+  | 'broken-metadata-ref'
+  | 'broken-shadow-ref'
+  | 'stale-remote-tracking'
+  | 'stale-ref-lock'
+  | 'stale-transcript-cache';
 
 export type FindingStatus = 'found' | 'fixed' | 'failed';
 
@@ -86,20 +112,74 @@ export interface DoctorReport {
 /** HEAD's first-parent history scanned for dangling trailers (SPEC §8.4). */
 export const DANGLING_SCAN_COMMITS = 100;
 
+/** Lost lines of history merged into a restored metadata branch, at most. */
+const MAX_LOST_HEADS = 10;
+
+/** Where a restored ref's content comes from. */
+interface Source {
+  oid: string;
+  /** For the report: "its reflog entry of …", "refs/remotes/origin/…", "an unreachable commit of …". */
+  how: string;
+}
+
+/** How `entire/checkpoints/v1` is put back when it names a missing commit (SPEC-2 §A.11). */
+interface MetadataPlan {
+  problem: RefProblem;
+  /** The commit the ref is reset to; null: nothing usable is left (the ref is deleted). */
+  base: Source | null;
+  /** Merged into the base afterwards (tree union, src/sync/merge.ts). */
+  merges: Source[];
+}
+
+/** A checkpoint the restored branch will not hold, with the sessions whose data can write it again. */
+interface LostCheckpoint {
+  id: string;
+  commit: string;
+  /** The commit's first parent: the base of the shadow branch its steps were on. */
+  parent: string | null;
+  /** The session holding a pending condensation for it (written by its usual repair). */
+  pending: string | null;
+  /** Sessions that made it and still hold its data: a pending condensation is queued in each. */
+  holders: string[];
+}
+
 // ------------------------------------------------------------------ helpers
 
-/** First-parent commits from `rev` (newest first): sha and full message. */
-export async function firstParentCommits(repo: Repo, rev: string, max: number): Promise<{ sha: string; message: string }[]> {
-  const r = await runGit(['log', '--first-parent', `-n${max}`, '-z', '--format=%H%n%B', rev, '--'], { cwd: repo.root, allowFailure: true });
+/** First-parent commits from `rev` (newest first): sha, first parent (null for a root) and full message. */
+export async function firstParentCommits(repo: Repo, rev: string, max: number): Promise<{ sha: string; parent: string | null; message: string }[]> {
+  const r = await runGit(['log', '--first-parent', `-n${max}`, '-z', '--format=%H %P%n%B', rev, '--'], { cwd: repo.root, allowFailure: true });
   if (r.code !== 0) return [];
-  const out: { sha: string; message: string }[] = [];
+  const out: { sha: string; parent: string | null; message: string }[] = [];
   for (const rec of r.stdout.toString('utf8').split('\0')) {
     const nl = rec.indexOf('\n');
-    const sha = (nl < 0 ? rec : rec.slice(0, nl)).trim();
+    const [sha = '', parent] = (nl < 0 ? rec : rec.slice(0, nl)).trim().split(' ');
     if (!/^[0-9a-f]{40,64}$/.test(sha)) continue;
-    out.push({ sha, message: nl < 0 ? '' : rec.slice(nl + 1) });
+    out.push({ sha, parent: parent && /^[0-9a-f]{40,64}$/.test(parent) ? parent : null, message: nl < 0 ? '' : rec.slice(nl + 1) });
   }
   return out;
+}
+
+/** The paths commit `sha` changes against its first parent (every path of a root commit). */
+async function changedFiles(repo: Repo, sha: string, parent: string | null): Promise<string[]> {
+  const args = parent ? ['diff', '--name-only', '-z', '--no-renames', parent, sha, '--'] : ['diff-tree', '--no-commit-id', '--name-only', '-r', '-z', '--root', sha];
+  const r = await runGit(args, { cwd: repo.root, allowFailure: true });
+  if (r.code !== 0) return [];
+  return r.stdout.toString('utf8').split('\0').filter((p) => p !== '').sort();
+}
+
+function ago(ms: number): string {
+  const min = Math.round(ms / 60_000);
+  return min < 120 ? `${min} min` : `${Math.round(min / 60)} h`;
+}
+
+function when(d: Date | null): string {
+  return d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : 'an unknown time';
+}
+
+function describeProblem(p: RefProblem): string {
+  return p.kind === 'missing-commit'
+    ? `names commit ${p.oid.slice(0, 12)}, which is missing from the object store`
+    : `names commit ${p.oid.slice(0, 12)}, which reaches missing objects (${p.missing.map((m) => m.slice(0, 12)).join(', ')})`;
 }
 
 function short(sid: string): string {
@@ -151,6 +231,13 @@ class Doctor {
   private readonly referencedMemo = new Map<string, Promise<boolean>>();
   private readonly sessionRepairs = new Map<string, Promise<SessionState | null>>();
   private readonly staleActiveSids = new Set<string>();
+  /** Set when the metadata ref names a missing commit: what --force puts back. */
+  private metadataPlan: MetadataPlan | null = null;
+  /** Checkpoints of recent trailers the restored branch will not hold. */
+  private readonly lost: LostCheckpoint[] = [];
+  private lostMemo: Promise<LostCommit[]> | null = null;
+  /** Every `refs/heads/entire/…` ref (broken ones too). */
+  private shadowRefs = new Set<string>();
 
   constructor(ctx: HookContext) {
     this.ctx = ctx;
@@ -192,13 +279,201 @@ class Doctor {
     }
     this.scanHooks();
     this.scanEntireDir();
+    this.scanRefLocks();
     this.scanIntent();
     this.scanLocks();
     const { states, corrupt } = listStates(repo.commonDir);
     this.scanCorrupt(corrupt);
+    this.shadowRefs = new Set((await listRefs(repo, 'refs/heads/entire/')).map((r) => r.ref));
+    await this.scanMetadataRef();
+    await this.scanTracking();
+    await this.scanTranscriptCaches(states);
     await this.scanSessions(states);
     await this.scanDangling(states);
     await this.scanShadowBranches(states, corrupt.length);
+  }
+
+  /** Commits no ref reaches (memoized: one `git fsck` per run), for restoring refs. */
+  private unreachable(): Promise<LostCommit[]> {
+    this.lostMemo ??= lostCommits(this.repo, () => true);
+    return this.lostMemo;
+  }
+
+  private scanRefLocks(): void {
+    const now = this.ctx.now().getTime();
+    for (const lock of staleRefLocks(this.repo, now)) {
+      const detail = `ref lock last written ${ago(lock.ageMs)} ago (no ref update holds one for over ${REF_LOCK_STALE_MS / 60_000} min); it blocks updates of this ref`;
+      this.add({ kind: 'stale-ref-lock', subject: lock.name, detail }, async () => {
+        const r = removeStaleRefLock(lock);
+        if (r === 'changed') return { ok: false, detail: 'written again meanwhile; kept' };
+        return { ok: true, detail: r === 'removed' ? 'removed' : 'already gone' };
+      });
+    }
+  }
+
+  /**
+   * SPEC-2 §A.11: `entire/checkpoints/v1` naming a missing commit (or one that
+   * reaches missing objects). The plan: the newest complete reflog entry,
+   * merged with the remote-tracking tip; without a usable reflog entry, the
+   * newest complete checkpoint commits the object store still holds.
+   */
+  private async scanMetadataRef(): Promise<void> {
+    const { repo } = this;
+    const problem = await refProblem(repo, METADATA_REF);
+    if (!problem) return;
+    const plan = await this.planMetadata(problem);
+    this.metadataPlan = plan;
+    const restore = plan.base
+      ? `can be reset to ${plan.base.oid.slice(0, 7)} (${plan.base.how})${plan.merges.length > 0 ? ` merged with ${plan.merges.map((m) => `${m.oid.slice(0, 7)} (${m.how})`).join(', ')}` : ''}`
+      : 'nothing to restore it from (no complete reflog entry, remote-tracking ref or unreachable checkpoint commit): it can only be deleted';
+    this.add(
+      { kind: 'broken-metadata-ref', subject: 'entire/checkpoints/v1', detail: `${describeProblem(problem)}; readers skip it and checkpoint writes fail; ${restore}` },
+      async () => this.restoreMetadata(plan),
+    );
+  }
+
+  private async planMetadata(problem: RefProblem): Promise<MetadataPlan> {
+    const { repo } = this;
+    const fromLog = await firstComplete(repo, reflogCandidates(repo, METADATA_REF, [problem.oid]));
+    let tracking: Source | null = null;
+    const t = await refTarget(repo, METADATA_REMOTE_REF);
+    if (t && (await commitComplete(repo, t)).complete) tracking = { oid: t, how: METADATA_REMOTE_REF.slice('refs/'.length) };
+    const found: Source[] = [];
+    if (!fromLog) {
+      // no usable reflog: the lines of checkpoint commits the object store still holds
+      const heads = headsOf((await this.unreachable()).filter((c) => isMetadataMessage(c.message)));
+      for (const h of heads) {
+        if (found.length >= MAX_LOST_HEADS) break;
+        if ((await commitComplete(repo, h.oid)).complete) found.push({ oid: h.oid, how: `an unreachable checkpoint commit of ${when(new Date(h.time))}` });
+      }
+    }
+    const base: Source | null = fromLog ? { oid: fromLog.oid, how: `its reflog entry of ${when(fromLog.when)}` } : (found[0] ?? tracking);
+    const merges = [...(fromLog ? found : found.slice(1))];
+    if (tracking && base !== tracking) merges.unshift(tracking);
+    return { problem, base, merges: merges.filter((m) => m.oid !== base?.oid) };
+  }
+
+  /** The --force repair of broken-metadata-ref: CAS the ref back, merge, queue lost checkpoints. */
+  private async restoreMetadata(plan: MetadataPlan): Promise<RepairOutcome> {
+    const { repo } = this;
+    const cur = await refTarget(repo, METADATA_REF);
+    if (cur !== plan.problem.oid) return { ok: false, detail: 'the branch moved meanwhile; run `entire doctor` again' };
+    const parts: string[] = [];
+    if (plan.base) {
+      const res = await updateRefs(repo, [{ ref: METADATA_REF, newOid: plan.base.oid, oldOid: plan.problem.oid }], 'entire doctor: restore from a missing commit');
+      if (res !== 'ok') return { ok: false, detail: 'the branch moved meanwhile; run `entire doctor` again' };
+      parts.push(`reset to ${plan.base.oid.slice(0, 7)}`);
+      await pruneReflog(repo, METADATA_REF, plan.base.oid).catch((e: unknown) => this.ctx.log.warn('doctor could not prune a reflog', { error: e }));
+      const { mergeInto } = await import('../sync/push.js');
+      for (const m of plan.merges) {
+        try {
+          await mergeInto(this.ctx, m.oid);
+          parts.push(`merged ${m.oid.slice(0, 7)}`);
+        } catch (e) {
+          parts.push(`could not merge ${m.oid.slice(0, 7)}: ${oneLine(describeError(e), 80)}`);
+        }
+      }
+    } else {
+      const res = await updateRefs(repo, [{ ref: METADATA_REF, newOid: null, oldOid: plan.problem.oid }], 'entire doctor: drop a missing commit');
+      if (res !== 'ok') return { ok: false, detail: 'the branch moved meanwhile; run `entire doctor` again' };
+      parts.push('deleted (the next checkpoint starts it again)');
+    }
+    // checkpoints lost with the missing commits whose sessions still hold their data: pending work
+    let queued = 0;
+    for (const l of this.lost) {
+      for (const sid of l.holders) if (await this.queueRewrite(sid, l)) queued++;
+    }
+    if (queued > 0) parts.push(`${queued} lost checkpoint slot(s) queued for re-writing from session data`);
+    const gone = this.lost.filter((l) => !l.pending && l.holders.length === 0).map((l) => l.id);
+    if (gone.length > 0) parts.push(`cannot be restored: ${gone.join(', ')}`);
+    return { ok: true, detail: parts.join('; ') };
+  }
+
+  /** Record a pending condensation for a lost checkpoint in session `sid` (written by its session repair). */
+  private async queueRewrite(sid: string, l: LostCheckpoint): Promise<boolean> {
+    const { repo, ctx } = this;
+    const files = await changedFiles(repo, l.commit, l.parent);
+    let queued = false;
+    await updateState(repo.commonDir, sid, (s) => {
+      if (!s) return null;
+      if ((s.pending_condensations ?? []).some((p) => p.checkpoint_id === l.id)) return null;
+      const parent = l.parent ?? '';
+      const end = s.last_checkpoint_id === l.id && (s.checkpoint_transcript_start ?? 0) > 0 ? s.checkpoint_transcript_start! : Number.MAX_SAFE_INTEGER;
+      const entry: PendingCondensation = {
+        checkpoint_id: l.id,
+        commit: l.commit,
+        files,
+        // the range of the lost checkpoint is not known: the transcript from the start (more, never less)
+        transcript_start: 0,
+        transcript_end: end,
+        step_count: 0,
+        turn_id: (s.turn_checkpoint_ids ?? []).includes(l.id) ? (s.turn_id ?? '') : '',
+        shadow_branch: parent ? shadowBranchName(parent, repo.worktreeId) : '',
+        attempts: 0,
+        last_error: 'the checkpoint was lost with a pruned commit of entire/checkpoints/v1; re-written by entire doctor',
+        first_failed_at: ctx.now().toISOString(),
+      };
+      queued = true;
+      return { ...s, pending_condensations: [...(s.pending_condensations ?? []), entry] };
+    });
+    return queued;
+  }
+
+  /**
+   * A session's transcript cache (`.entire/tmp/transcript-<sid>.json`)
+   * remembers the blobs its transcript is stored in, so hooks refer to them
+   * instead of writing the transcript again. A blob `git gc --prune=now`
+   * removed (with the step that held it) would make every later checkpoint
+   * and step name a missing object: the cache goes (it is disposable; the
+   * next hook rebuilds it), and checkpoints are written with their content.
+   */
+  private async scanTranscriptCaches(states: LoadedState[]): Promise<void> {
+    const { repo } = this;
+    const caches: { sid: string; file: string; name: string; oids: string[] }[] = [];
+    for (const { state: s } of states) {
+      if (!inThisWorktree(s, repo)) continue;
+      const name = `transcript-${s.session_id}.json`;
+      const file = join(tmpDir(repo.root), name);
+      const data = readScratch<{ blob?: { oid?: unknown } | null; shadowChunks?: { oid?: unknown }[] }>(repo.root, name);
+      if (!data || typeof data !== 'object') continue;
+      const oids = [data.blob?.oid, ...(Array.isArray(data.shadowChunks) ? data.shadowChunks.map((c) => c?.oid) : [])].filter(
+        (o): o is string => typeof o === 'string' && /^[0-9a-f]{40,64}$/.test(o),
+      );
+      if (oids.length > 0) caches.push({ sid: s.session_id, file, name, oids });
+    }
+    if (caches.length === 0) return;
+    const missing = await missingObjects(repo, caches.flatMap((c) => c.oids));
+    for (const c of caches) {
+      const gone = c.oids.filter((o) => missing.has(o));
+      if (gone.length === 0) continue;
+      const detail = `session ${short(c.sid)}: the transcript cache names ${gone.length} blob(s) missing from the object store (${gone[0]!.slice(0, 12)}…); checkpoints and steps would refer to them`;
+      this.add({ kind: 'stale-transcript-cache', subject: display(repo, c.file), session_id: c.sid, detail }, async () => {
+        removeScratch(repo.root, c.name);
+        return { ok: true, detail: 'removed (the next hook rebuilds it)' };
+      });
+    }
+  }
+
+  /** SPEC-2 §E.3: a remote-tracking metadata ref naming a missing object (readers ignore it). */
+  private async scanTracking(): Promise<void> {
+    const { repo } = this;
+    const localTip = this.metadataPlan ? null : await refTarget(repo, METADATA_REF);
+    const refs = new Set((await listRefs(repo, 'refs/remotes/')).map((r) => r.ref).filter((ref) => ref.endsWith('/entire/checkpoints/v1')));
+    refs.add(METADATA_REMOTE_REF);
+    for (const ref of refs) {
+      const r = { ref };
+      const oid = await refTarget(repo, r.ref);
+      if (!oid) continue;
+      const c = await commitComplete(repo, oid, localTip ? [localTip] : []);
+      if (c.complete) continue;
+      const problem: RefProblem = { kind: c.commitMissing ? 'missing-commit' : 'incomplete', oid, missing: c.missing };
+      const name = r.ref.slice('refs/'.length);
+      this.add({ kind: 'stale-remote-tracking', subject: name, detail: `${describeProblem(problem)}; readers ignore it` }, async () => {
+        if ((await refTarget(repo, r.ref)) !== oid) return { ok: false, detail: 'the ref moved meanwhile; kept' };
+        const res = await updateRefs(repo, [{ ref: r.ref, newOid: null, oldOid: oid }], 'entire doctor: drop a missing commit');
+        return res === 'ok' ? { ok: true, detail: 'deleted (the next push or fetch brings it back)' } : { ok: false, detail: 'the ref moved meanwhile; kept' };
+      });
+    }
   }
 
   private scanHooks(): void {
@@ -467,32 +742,139 @@ class Doctor {
   private async scanDangling(states: LoadedState[]): Promise<void> {
     const { repo } = this;
     if (!this.ctx.head) return;
-    const hasBranch = (await metadataTipForRead(repo)) !== null;
+    const plan = this.metadataPlan;
+    const hasBranch = plan !== null || (await metadataTipForRead(repo)) !== null;
+    // with a broken metadata ref, what counts is what the restored branch will hold
+    const sources = plan ? [plan.base, ...plan.merges].filter((x): x is Source => x !== null).map((x) => x.oid) : [];
+    const exists = async (id: string): Promise<boolean> => {
+      if (!plan) return checkpointExists(repo, id);
+      for (const src of sources) {
+        const o = await repo.objects.read(`${src}:${shardPath(id)}`).catch(() => null);
+        if (o && o.type === 'tree') return true;
+      }
+      return false;
+    };
     const seen = new Set<string>();
     for (const c of await firstParentCommits(repo, 'HEAD', DANGLING_SCAN_COMMITS)) {
       for (const id of allCheckpointIds(c.message)) {
         if (seen.has(id)) continue;
         seen.add(id);
-        if (await checkpointExists(repo, id)) continue;
+        if (await exists(id)) {
+          if (plan) await this.lostSlots(states, sources, id, c.sha, c.parent);
+          continue;
+        }
         const owner = this.pendingOwner(states, id);
         const base = { kind: 'dangling-trailer' as const, subject: c.sha.slice(0, 7), checkpoint_id: id, commit: c.sha };
-        const detail = owner
-          ? `Entire-Checkpoint ${id} has no checkpoint yet; session ${short(owner)} holds its pending condensation`
-          : `Entire-Checkpoint ${id} has no checkpoint; ${hasBranch ? 'no pending work can write it' : 'there is no entire/checkpoints/v1 branch (fetch it from the remote?)'}`;
+        let detail: string;
+        let holders: string[] = [];
+        if (plan) {
+          // lost with the missing commits: which sessions still hold the data to write it again?
+          holders = owner ? [] : await this.sessionsWithData(states, id, c.sha, c.parent);
+          this.lost.push({ id, commit: c.sha, parent: c.parent, pending: owner, holders });
+          detail = owner
+            ? `Entire-Checkpoint ${id} is not on the restorable entire/checkpoints/v1; session ${short(owner)} holds its pending condensation`
+            : holders.length > 0
+              ? `Entire-Checkpoint ${id} is not on the restorable entire/checkpoints/v1; session${holders.length > 1 ? 's' : ''} ${holders.map(short).join(', ')} still hold${holders.length > 1 ? '' : 's'} its transcript (re-written with --force)`
+              : `Entire-Checkpoint ${id} was lost with the missing commits of entire/checkpoints/v1 and no session holds its data: it cannot be restored`;
+        } else {
+          detail = owner
+            ? `Entire-Checkpoint ${id} has no checkpoint yet; session ${short(owner)} holds its pending condensation`
+            : `Entire-Checkpoint ${id} has no checkpoint; ${hasBranch ? 'no pending work can write it' : 'there is no entire/checkpoints/v1 branch (fetch it from the remote?)'}`;
+        }
         // fixed only from a pending entry: the one found now, or one a recovered intent records
         const repair = async (): Promise<RepairOutcome> => {
-          // an earlier repair (a recovered intent) may have written it already
-          if (await checkpointExists(repo, id)) return { ok: true, detail: 'checkpoint written' };
-          const holder = owner ?? this.pendingOwner(listStates(repo.commonDir).states, id);
-          if (!holder) return { ok: null };
-          const after = await this.repairSession(holder);
+          // an earlier repair (a recovered intent) may have written it already; with holders
+          // (lost checkpoints queued by the broken-metadata-ref repair) every slot is written
+          if (holders.length === 0 && (await checkpointExists(repo, id))) return { ok: true, detail: 'checkpoint written' };
+          const writers = owner ? [owner] : holders.length > 0 ? holders : [this.pendingOwner(listStates(repo.commonDir).states, id)].filter((x): x is string => x !== null);
+          if (writers.length === 0) return { ok: null };
+          let after: SessionState | null = null;
+          for (const sid of writers) after = await this.repairSession(sid);
           if (await checkpointExists(repo, id)) return { ok: true, detail: 'checkpoint written' };
           const left = after?.pending_condensations?.find((x) => x.checkpoint_id === id);
           return { ok: false, detail: `checkpoint still missing${left?.last_error ? `: ${oneLine(left.last_error, 120)}` : ''}` };
         };
-        this.add({ ...base, session_id: owner ?? undefined, detail }, repair, !owner);
+        const writer = owner ?? holders[0] ?? null;
+        this.add({ ...base, session_id: writer ?? undefined, detail }, repair, !writer);
       }
     }
+  }
+
+  /**
+   * Sessions of this worktree that made the lost checkpoint `id` of `commit`
+   * and can still write it. Made it: the state names it (its last checkpoint,
+   * or one of its turn's), or else the session's transcript edited a file the
+   * commit changes (the edit-tool evidence prepare-commit-msg goes by; the
+   * checkpoint's own record of its sessions is what was lost). Can write it:
+   * the live transcript is readable, or the shadow branch its steps were on
+   * still exists. `namedOnly`: only sessions whose state names it.
+   */
+  /**
+   * A checkpoint of several sessions is one commit per session: the restorable
+   * branch may hold it without the slots of the lost commits. Sessions whose
+   * state names it and that are not in it get theirs written again.
+   */
+  private async lostSlots(states: LoadedState[], sources: string[], id: string, commit: string, parent: string | null): Promise<void> {
+    const { repo } = this;
+    const named = await this.sessionsWithData(states, id, commit, parent, true);
+    if (named.length === 0) return;
+    const have = new Set<string>();
+    for (const src of sources) {
+      const dir = await repo.objects.read(`${src}:${shardPath(id)}`).catch(() => null);
+      if (!dir || dir.type !== 'tree') continue;
+      for (const e of parseTree(dir.data, repo.objectFormat)) {
+        if (!/^\d+$/.test(e.name)) continue;
+        const md = await repo.objects.read(`${src}:${shardPath(id)}/${e.name}/metadata.json`).catch(() => null);
+        try {
+          const sid = md ? (JSON.parse(md.data.toString('utf8')) as { session_id?: unknown }).session_id : undefined;
+          if (typeof sid === 'string') have.add(sid);
+        } catch {
+          /* a corrupt slot names no session */
+        }
+      }
+    }
+    const holders = named.filter((sid) => !have.has(sid));
+    if (holders.length === 0) return;
+    this.lost.push({ id, commit, parent, pending: null, holders });
+    const who = `session${holders.length > 1 ? 's' : ''} ${holders.map(short).join(', ')}`;
+    const detail = `Entire-Checkpoint ${id} is on the restorable entire/checkpoints/v1 without the slot of ${who} (lost with the missing commits); re-written from the session's transcript with --force`;
+    this.add({ kind: 'dangling-trailer', subject: commit.slice(0, 7), checkpoint_id: id, commit, session_id: holders[0], detail }, async () => {
+      const { hasSessionSlot } = await import('../strategy/pending.js');
+      const missing: string[] = [];
+      for (const sid of holders) {
+        await this.repairSession(sid);
+        if (!(await hasSessionSlot(this.ctx, id, sid))) missing.push(short(sid));
+      }
+      return missing.length === 0 ? { ok: true, detail: 'slot(s) written' } : { ok: false, detail: `still no slot of ${missing.join(', ')}` };
+    });
+  }
+
+  private async sessionsWithData(states: LoadedState[], id: string, commit: string, parent: string | null, namedOnly = false): Promise<string[]> {
+    const { repo } = this;
+    const shadow = parent ? `refs/heads/${shadowBranchName(parent, repo.worktreeId)}` : null;
+    const onShadow = shadow !== null && this.shadowRefs.has(shadow);
+    const named: string[] = [];
+    const edited: string[] = [];
+    let changed: Set<string> | null = null;
+    for (const { state: s } of states) {
+      if (!inThisWorktree(s, repo)) continue;
+      const readable = readableTranscript(await adapterFor(s), s.transcript_path);
+      if (!readable && !onShadow) continue;
+      if (s.last_checkpoint_id === id || (s.turn_checkpoint_ids ?? []).includes(id)) {
+        named.push(s.session_id);
+        continue;
+      }
+      if (!readable || namedOnly) continue;
+      changed ??= new Set(await changedFiles(repo, commit, parent));
+      try {
+        const adapter = await adapterFor(s);
+        const edits = toRepoRelative(adapter.analyzeTranscript(readFileSync(s.transcript_path!, 'utf8')).modifiedFiles, repo.root);
+        if (edits.some((f) => changed!.has(f))) edited.push(s.session_id);
+      } catch {
+        /* an unreadable or unparsable transcript names nothing */
+      }
+    }
+    return named.length > 0 ? named : edited;
   }
 
   /** The session holding a pending condensation (state or side file) for `id`. */
@@ -515,7 +897,14 @@ class Doctor {
     const isNamed = named(states.map((l) => l.state));
     for (const r of await listRefs(repo, 'refs/heads/entire/')) {
       const name = r.ref.slice('refs/heads/'.length);
-      if (!SHADOW_BRANCH_RE.test(name) || isNamed(name)) continue;
+      if (!SHADOW_BRANCH_RE.test(name)) continue;
+      // objects HEAD reaches need no second look: a step's tree is mostly HEAD's
+      const problem = await refProblem(repo, r.ref, this.ctx.head ? [this.ctx.head] : []);
+      if (problem) {
+        await this.brokenShadow(name, r.ref, problem, states);
+        continue;
+      }
+      if (isNamed(name)) continue;
       const finding = { kind: 'orphan-shadow-branch' as const, subject: name, detail: 'no session state or pending checkpoint names this shadow branch' };
       if (corruptCount > 0) {
         this.add({ ...finding, detail: finding.detail + ' (kept while unreadable state files exist)' });
@@ -533,11 +922,56 @@ class Doctor {
     }
   }
 
+  /**
+   * A shadow branch naming a missing commit: back to the newest complete
+   * entry of its reflog (shadow branches usually start none), else to the
+   * newest complete step of its sessions the object store still holds;
+   * else deleted (the next turn end starts it again from the work tree).
+   */
+  private async brokenShadow(name: string, ref: string, problem: RefProblem, states: LoadedState[]): Promise<void> {
+    const { repo } = this;
+    const parsed = parseShadowBranch(name);
+    const sids = new Set(
+      states
+        .map((l) => l.state)
+        .filter((s) => parsed && s.base_commit?.startsWith(parsed.base) && worktreeHash(s.worktree_id ?? '') === parsed.worktreeHash)
+        .map((s) => s.session_id),
+    );
+    const not = this.ctx.head ? [this.ctx.head] : [];
+    let target: Source | null = null;
+    const fromLog = await firstComplete(repo, reflogCandidates(repo, ref, [problem.oid]), 20, not);
+    if (fromLog) target = { oid: fromLog.oid, how: `its reflog entry of ${when(fromLog.when)}` };
+    else if (sids.size > 0) {
+      const steps = (await this.unreachable()).filter((c) => {
+        const sid = stepSession(c.message);
+        return sid !== null && sids.has(sid);
+      });
+      const h = await firstComplete(repo, headsOf(steps), 20, not);
+      if (h) target = { oid: h.oid, how: `an unreachable step of ${when(new Date(h.time))}` };
+    }
+    const plan = target ? `can be reset to ${target.oid.slice(0, 7)} (${target.how})` : 'its steps are lost: it can only be deleted (the next turn end starts it again from the work tree)';
+    this.add({ kind: 'broken-shadow-ref', subject: name, detail: `${describeProblem(problem)}; ${plan}` }, async () => {
+      if ((await refTarget(repo, ref)) !== problem.oid) return { ok: false, detail: 'the branch moved meanwhile; kept' };
+      // shadow branches keep no reflog (src/store/shadow.ts): none is started here either
+      const res = await updateRefs(repo, [{ ref, newOid: target ? target.oid : null, oldOid: problem.oid, startReflog: false }], 'entire doctor: restore from a missing commit');
+      if (res !== 'ok') return { ok: false, detail: 'the branch moved meanwhile; kept' };
+      if (target) await pruneReflog(repo, ref, target.oid).catch((e: unknown) => this.ctx.log.warn('doctor could not prune a reflog', { error: e }));
+      return { ok: true, detail: target ? `reset to ${target.oid.slice(0, 7)}` : 'deleted' };
+    });
+  }
+
   // ---------------------------------------------------------------- repair
 
   async repairAll(): Promise<void> {
-    // stale intents first (they may become pending work), then locks (they block session repairs)
+    // stale intents (they may become pending work) before locks (they block session repairs);
+    // then broken refs (every checkpoint write needs the metadata ref), before the intents and
+    // sessions whose repairs write checkpoints; ref locks before anything moves a ref
     const order: FindingKind[] = [
+      'stale-ref-lock',
+      'stale-transcript-cache',
+      'stale-remote-tracking',
+      'broken-metadata-ref',
+      'broken-shadow-ref',
       'stale-intent',
       'stale-lock',
       'corrupt-state',

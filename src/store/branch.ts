@@ -4,10 +4,15 @@
  * race rebuild on the new tip (SPEC §2.9, P7).
  */
 import { EntireError } from '../errors.js';
-import { committerIdent, type Repo } from '../git/repo.js';
+import { committerIdent, type Ident, type Repo } from '../git/repo.js';
 import { writeCommit, type CommitSpec } from '../git/fastimport.js';
 import { readRef, updateRefs, deleteRefQuietly, jitter, CAS_RETRIES, type CasOutcome } from '../git/refs.js';
-import { METADATA_REF, METADATA_REMOTE_REF } from '../checkpoint/shadow.js';
+import { resolveRef } from '../git/discover.js';
+import { Pack } from '../git/pack.js';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { runGit } from '../git/exec.js';
+import { METADATA_REF, METADATA_REMOTE_REF, SHADOW_BRANCH_RE } from '../checkpoint/shadow.js';
 import { INIT_MESSAGE } from '../checkpoint/messages.js';
 import { readCommit } from './tree.js';
 import { canWriteLoose, flushHeld, writeCommitLoose } from '../git/odb.js';
@@ -53,21 +58,220 @@ export async function casWrite(repo: Repo, ref: string, build: (tip: string | nu
   let lastError: unknown;
   for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
     const tip = await readRef(repo, ref);
-    const spec = await build(tip);
+    // a ref naming a commit that is gone (`git gc --prune=now` won a race): see brokenTip
+    const found = tip === null ? await brokenTip(repo, ref) : tip;
+    if (found === RETRY) {
+      await jitter();
+      continue;
+    }
+    const expected = found;
+    let spec: BuildResult;
+    try {
+      spec = await build(tip);
+    } catch (e) {
+      // a builder writing blobs (work-tree snapshots) met `git prune` removing its directory: again
+      if (!prunedUnderUs(e)) throw e;
+      lastError = e;
+      continue;
+    }
     if (spec === null) return { oid: tip, changed: false };
     const parent = opts.parentOverride ? opts.parentOverride(tip) : tip;
     mark('cas: built');
     const full = { ...spec, parent, author: ident, committer: ident };
-    const written = looseOk(repo)
-      ? { oid: await writeCommitLoose(repo, full), tempRef: null }
-      : await writeCommit(repo.root, full, { fastCompression: opts.fastCompression });
+    const written = await writeObjects(repo, full, opts);
     mark('cas: objects written');
-    if ((await moveRef(repo, ref, written.oid, tip, opts, written.tempRef)) === 'ok') return { oid: written.oid, changed: true };
+    if ((await moveRef(repo, ref, written.oid, expected, opts, written.tempRef)) === 'ok') return landed(repo, ref, written.oid, tip, build, opts, ident);
     if (written.tempRef) await deleteRefQuietly(repo, written.tempRef);
     lastError = new EntireError('REF_RACE', `${ref} moved while writing`);
     await jitter();
   }
   throw new EntireError('REF_RACE', `gave up updating ${ref} after ${CAS_RETRIES} attempts`, { cause: lastError });
+}
+
+/**
+ * SPEC-2 §A.11: after the ref moved, its new commit and that commit's tree
+ * must still exist. `git gc --prune=now` deletes unreferenced objects however
+ * fresh: when it listed the refs before our move, it prunes what we just
+ * wrote and the ref names nothing. Two in-process reads (the objects were
+ * just written, so they come from the file system, not a cache). If either is
+ * gone, the commit is written once more on the same parent, through
+ * `git fast-import` (this process remembers having written the objects and
+ * would skip them), and the ref moves from the lost commit to the new one.
+ */
+async function landed(
+  repo: Repo,
+  ref: string,
+  oid: string,
+  tip: string | null,
+  build: (tip: string | null) => Promise<BuildResult>,
+  opts: CasOptions,
+  ident: Ident,
+): Promise<CasWriteResult> {
+  const present = (await newTipInNewestPack(repo, oid)) || (await commitAndTreePresent(repo, oid));
+  mark('cas: new tip checked');
+  if (present) return { oid, changed: true };
+  try {
+    const spec = await build(tip);
+    if (spec === null) return { oid, changed: true };
+    const parent = opts.parentOverride ? opts.parentOverride(tip) : tip;
+    const again = await writeCommit(repo.root, { ...spec, parent, author: ident, committer: ident }, { fastCompression: opts.fastCompression });
+    const outcome = await updateRefs(repo, [
+      { ref, newOid: again.oid, oldOid: oid },
+      { ref: again.tempRef, newOid: null },
+    ]);
+    if (outcome === 'ok') {
+      // the reflog's lines naming the lost commit would be errors to git fsck
+      if (again.oid !== oid) (await import('./recover.js')).dropReflogLines(repo, ref, new Set([oid]));
+      return { oid: again.oid, changed: true };
+    }
+    await deleteRefQuietly(repo, again.tempRef);
+  } catch {
+    /* the ref names the lost commit: readers skip it, `entire doctor --force` repairs it */
+  }
+  return { oid, changed: true };
+}
+
+/**
+ * The common case of the check above, cheaply: a hook's small objects go out
+ * as one new pack (src/git/pack-policy.ts), which the object reader has not
+ * listed yet (finding it there means re-listing and re-opening every pack
+ * index: 1–3 ms). The newest index of the pack directory is that pack: the
+ * commit and its tree are looked up in it alone, and the commit is read from
+ * the pack file (so that, too, still exists). false: not there (loose
+ * objects, another pack, or gone): the caller asks the object reader.
+ */
+async function newTipInNewestPack(repo: Repo, oid: string): Promise<boolean> {
+  const dir = join(repo.commonDir, 'objects', 'pack');
+  let newest: { path: string; mtime: number } | null = null;
+  try {
+    for (const n of readdirSync(dir)) {
+      if (!n.startsWith('pack-') || !n.endsWith('.idx')) continue;
+      const mtime = statSync(join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? -1;
+      if (mtime >= 0 && (!newest || mtime > newest.mtime)) newest = { path: join(dir, n), mtime };
+    }
+  } catch {
+    return false;
+  }
+  if (!newest) return false;
+  const hashLen = repo.objectFormat === 'sha256' ? 32 : 20;
+  const pack = new Pack(newest.path, hashLen);
+  try {
+    const at = pack.find(Buffer.from(oid, 'hex'));
+    if (at < 0) return false;
+    const c = pack.read(at, () => null);
+    if (c.type !== 'commit') return false;
+    const tree = /^tree ([0-9a-f]{40,64})$/m.exec(c.data.toString('latin1', 0, Math.min(c.data.length, 200)))?.[1];
+    if (!tree) return false;
+    if (pack.find(Buffer.from(tree, 'hex')) >= 0) return true;
+    // an unchanged tree is the old tip's (reachable all along); a big one went out loose
+    const t = await repo.objects.read(tree).catch(() => null);
+    return t !== null && t.type === 'tree';
+  } catch {
+    return false;
+  } finally {
+    pack.close();
+  }
+}
+
+/** Whether commit `oid` and its root tree are in the object store. */
+export async function commitAndTreePresent(repo: Repo, oid: string): Promise<boolean> {
+  const c = await repo.objects.read(oid).catch(() => null);
+  if (!c || c.type !== 'commit') return false;
+  const tree = /^tree ([0-9a-f]{40,64})$/m.exec(c.data.toString('latin1', 0, Math.min(c.data.length, 200)))?.[1];
+  if (!tree) return false;
+  const t = await repo.objects.read(tree).catch(() => null);
+  return t !== null && t.type === 'tree';
+}
+
+/**
+ * The object id `ref` holds, whether or not that object exists (readRef
+ * answers null for both "no ref" and "names a missing object"). null: no such ref.
+ */
+export async function refTarget(repo: Repo, ref: string): Promise<string | null> {
+  if (repo.filesRefs) {
+    const v = resolveRef(repo.gitDir, repo.commonDir, ref);
+    if (v !== undefined) return v;
+  }
+  const r = await runGit(['rev-parse', '--verify', '-q', ref], { cwd: repo.root, allowFailure: true });
+  const v = r.code === 0 ? r.stdout.toString('utf8').trim() : '';
+  return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(v) ? v : null;
+}
+
+/** The error of a ref that names a missing commit (see `refTarget`). */
+export function brokenRefError(ref: string, oid: string): EntireError {
+  const name = ref.replace(/^refs\/heads\//, '');
+  return new EntireError('CORRUPT_METADATA', `${name} names commit ${oid.slice(0, 12)}, which is missing from the object store (pruned by git gc?); run \`entire doctor --force\``, {
+    detail: { ref, oid },
+  });
+}
+
+/**
+ * For a tip read as null: null when `ref` does not exist. When it exists and
+ * names a missing commit, a shadow branch starts again (its steps are gone,
+ * and a first step holds the whole dirty work tree, so the session keeps its
+ * files and the next commit its trailer): the value to compare-and-swap from.
+ * Any other ref throws brokenRefError at once: no CAS from "absent" could
+ * succeed, and building on nothing would drop the branch's history
+ * (`entire doctor --force` restores it, SPEC-2 §A.11).
+ */
+async function brokenTip(repo: Repo, ref: string): Promise<string | null | typeof RETRY> {
+  const raw = await refTarget(repo, ref);
+  if (raw === null) return null;
+  // another writer may have created or moved the ref since it read as absent
+  if (!(await confirmedMissing(repo, ref, raw))) return RETRY;
+  if (SHADOW_BRANCH_RE.test(ref.slice('refs/heads/'.length)) && ref.startsWith('refs/heads/')) return raw;
+  throw brokenRefError(ref, raw);
+}
+
+/** Throws brokenRefError when `ref` exists but names a missing object (its tip read as null). */
+async function assertNotBroken(repo: Repo, ref: string): Promise<void> {
+  const raw = await refTarget(repo, ref);
+  if (raw !== null && (await confirmedMissing(repo, ref, raw))) throw brokenRefError(ref, raw);
+}
+
+/** The tip read as absent was a moment, not a broken ref: read it again. */
+const RETRY = Symbol('retry');
+
+/**
+ * Whether `ref` (read as naming `raw`) really names a missing commit: it
+ * still names `raw`, the in-process reader still finds no commit there, and
+ * neither does git (a fresh `cat-file`, which rescans the packs). A writer
+ * that created the ref, or moved it with a new pack, between our two reads
+ * is a race to retry, not a broken ref. Only reached when a tip read as
+ * absent while the ref exists.
+ */
+async function confirmedMissing(repo: Repo, ref: string, raw: string): Promise<boolean> {
+  if ((await readRef(repo, ref)) !== null) return false;
+  if ((await refTarget(repo, ref)) !== raw) return false;
+  const r = await runGit(['cat-file', '-e', `${raw}^{commit}`], { cwd: repo.root, allowFailure: true });
+  return r.code !== 0;
+}
+
+/**
+ * Write the commit `full` describes: in-process when the repository allows
+ * it, else (or when `git prune` pulled the ground away) through fast-import.
+ */
+async function writeObjects(repo: Repo, full: CommitSpec & { author: Ident }, opts: CasOptions): Promise<{ oid: string; tempRef: string | null }> {
+  if (looseOk(repo)) {
+    try {
+      return { oid: await writeCommitLoose(repo, full), tempRef: null };
+    } catch (e) {
+      if (!prunedUnderUs(e)) throw e;
+      // objects this process wrote just before may be gone with it: git writes them all again
+    }
+  }
+  return writeCommit(repo.root, full, { fastCompression: opts.fastCompression });
+}
+
+/**
+ * `git prune` (gc) removes empty `objects/<xx>/` directories and, with
+ * `--prune=now`, temporary object files however fresh: a write whose
+ * directory or temporary file vanished under it fails with ENOENT on a path
+ * in the object store (git itself retries there).
+ */
+function prunedUnderUs(e: unknown): boolean {
+  const err = e as NodeJS.ErrnoException;
+  return err?.code === 'ENOENT' && typeof err.path === 'string' && /[\\/]objects[\\/]/.test(err.path);
 }
 
 /** The compare-and-swap itself: `ref` from `tip` to `oid`, with what rides along in the transaction. */
@@ -100,15 +304,29 @@ export interface PreparedCas {
 export async function casPrepare(repo: Repo, ref: string, build: (tip: string | null) => Promise<BuildResult>, opts: CasOptions = {}): Promise<PreparedCas> {
   if (!looseOk(repo)) return { commit: () => casWrite(repo, ref, build, opts) };
   const tip = await readRef(repo, ref);
-  const spec = await build(tip);
+  const found = tip === null ? await brokenTip(repo, ref) : tip;
+  if (found === RETRY) return { commit: () => casWrite(repo, ref, build, opts) };
+  const expected = found;
+  let spec: BuildResult;
+  try {
+    spec = await build(tip);
+  } catch (e) {
+    if (!prunedUnderUs(e)) throw e;
+    return { commit: () => casWrite(repo, ref, build, opts) };
+  }
   if (spec === null) return { commit: async () => ({ oid: tip, changed: false }) };
   const ident = await committerIdent(repo);
   const parent = opts.parentOverride ? opts.parentOverride(tip) : tip;
   const oid = await writeCommitLoose(repo, { ...spec, parent, author: ident, committer: ident }, { hold: true });
   return {
     commit: async () => {
-      flushHeld(repo);
-      if ((await moveRef(repo, ref, oid, tip, opts, null)) === 'ok') return { oid, changed: true };
+      try {
+        flushHeld(repo);
+      } catch (e) {
+        if (!prunedUnderUs(e)) throw e;
+        return casWrite(repo, ref, build, opts);
+      }
+      if ((await moveRef(repo, ref, oid, expected, opts, null)) === 'ok') return landed(repo, ref, oid, tip, build, opts, ident);
       // the ref moved since the tip was read: the usual loop, on the new tip
       return casWrite(repo, ref, build, opts);
     },
@@ -124,6 +342,8 @@ export async function ensureMetadataBranch(repo: Repo): Promise<string> {
   for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
     const tip = await readRef(repo, METADATA_REF);
     if (tip) return tip;
+    // a ref naming a missing commit is not "no branch": a new root would drop its history
+    await assertNotBroken(repo, METADATA_REF);
     const remote = await readRef(repo, METADATA_REMOTE_REF);
     let oid: string;
     let tempRef: string | null = null;
@@ -150,10 +370,19 @@ export async function ensureMetadataBranch(repo: Repo): Promise<string> {
   throw new EntireError('REF_RACE', 'cannot create entire/checkpoints/v1');
 }
 
-/** The metadata branch tip for reading: local, else the remote-tracking ref. */
+/**
+ * The metadata branch tip for reading: local, else the remote-tracking ref.
+ * A ref naming a commit (or a root tree) that is missing from the object
+ * store is passed over (SPEC-2 §A.11, §E.3): readers see the tracking data,
+ * `entire doctor` reports the ref. The tree read here is the one readers read
+ * next, so it costs nothing extra in the common case.
+ */
 export async function metadataTipForRead(repo: Repo): Promise<string | null> {
-  const local = await readCommit(repo, METADATA_REF);
-  if (local) return local.oid;
-  const remote = await readCommit(repo, METADATA_REMOTE_REF);
-  return remote ? remote.oid : null;
+  for (const ref of [METADATA_REF, METADATA_REMOTE_REF]) {
+    const c = await readCommit(repo, ref).catch(() => null);
+    if (!c) continue;
+    const tree = await repo.objects.read(c.tree).catch(() => null);
+    if (tree && tree.type === 'tree') return c.oid;
+  }
+  return null;
 }
