@@ -99,12 +99,13 @@ describe('git gc --prune=now against the hooks (A14)', () => {
     // main; post-commit (which runs after that) and every agent hook race it.
     const pause = join(r.dir, '.git', 'pause-gc-loop');
     const paused = join(r.dir, '.git', 'gc-loop-paused');
+    const counted = join(r.dir, '.git', 'gc-loop-rounds');
     const script = [
       'n=0',
       `while [ ! -f '${stop}' ]; do`,
       `  if [ -f '${pause}' ] && [ "$(git rev-parse -q --verify refs/heads/main)" = "$(cat '${pause}' 2>/dev/null)" ]; then touch '${paused}'; sleep 0.01; continue; fi`,
       `  rm -f '${paused}'`,
-      '  git gc --prune=now --quiet 2>/dev/null; n=$((n+1))',
+      `  git gc --prune=now --quiet 2>/dev/null; n=$((n+1)); echo $n > '${counted}'`,
       'done',
       'echo $n',
     ].join('\n');
@@ -129,6 +130,9 @@ describe('git gc --prune=now against the hooks (A14)', () => {
           }),
         );
       }
+      // the race must have run: on a loaded machine the loop may not have finished a round yet
+      rmSync(pause, { force: true });
+      for (let i = 0; i < 6000 && !existsSync(counted); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
       writeFileSync(stop, '');
       await ended;
       expect(Number(rounds.trim())).toBeGreaterThan(0);

@@ -101,8 +101,10 @@ describe('broken transcripts', () => {
       count('bad inputs');
       const r = enabledRepo();
       const agent = new FakeClaude(r);
-      const bad = join(r.home, 'bad-transcripts', `${kind.replace(/\W+/g, '-')}.jsonl`);
-      mkdirSync(join(r.home, 'bad-transcripts'), { recursive: true });
+      // inside Claude's transcript root (SPEC-2 §A.5): only there is an agent-named transcript read at all
+      const dir = join(r.home, '.claude', 'projects', 'bad-transcripts');
+      const bad = join(dir, `${kind.replace(/\W+/g, '-')}.jsonl`);
+      mkdirSync(dir, { recursive: true });
       make(bad, r.dir);
       const tip0 = refOid(r, METADATA);
       const hook = (verb: string, extra: Record<string, unknown> = {}) => {
