@@ -107,6 +107,8 @@ function run() {
   let generation = 0;
   // the directory is checked once here; a directory that is not (yet) ours gets no cache written either
   const usable = dir !== null && trustedDir(dir);
+  // the bundle's other caches (the redaction automaton) use the directory only as vetted here (src/cache-dir.ts)
+  globalThis[Symbol.for('entire.cacheDir')] = usable ? dir : null;
   if (usable) {
     const buf = readCache(cacheFile);
     if (buf !== undefined && buf.length > 1) {

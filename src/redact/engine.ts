@@ -13,8 +13,9 @@
  *
  * Everything is built on first use: importing this module costs nothing.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileNoFollow, writeFileIn } from '../trust/confined.js';
+import { trustedCacheDir } from '../cache-dir.js';
+import { basename, dirname, join } from 'node:path';
 import { RULES } from './rules.js';
 import type { CompiledRule } from './types.js';
 import { MIN_ENTROPY_RUN, RUN_CLASS, runIsHighEntropy, shannonEntropy } from './entropy.js';
@@ -124,10 +125,8 @@ function build(): Automaton {
  * (beside the V8 code cache) and read back in well under a millisecond.
  */
 function cacheFile(): string | null {
-  const env = process.env;
-  const dir =
-    env['ENTIRE_CACHE_DIR'] ||
-    (env['XDG_CACHE_HOME'] ? join(env['XDG_CACHE_HOME'], 'entire') : env['HOME'] ? join(env['HOME'], '.cache', 'entire') : null);
+  // only the directory the launcher vetted (ours, private, not a symlink: SPEC-2 §A.9)
+  const dir = trustedCacheDir();
   if (!dir) return null;
   const h = crypto().createHash('sha256');
   for (const r of RULES) h.update(r.id + '\0' + r.keywords.join('\0') + '\n');
@@ -194,7 +193,8 @@ function getAutomaton(): Automaton {
   const file = process.env['ENTIRE_NO_CODE_CACHE'] === '1' ? null : cacheFile();
   if (file) {
     try {
-      automaton = deserialise(readFileSync(file), compileRules());
+      const buf = readFileNoFollow(file);
+      automaton = buf === null ? null : deserialise(buf, compileRules());
     } catch {
       automaton = null;
     }
@@ -203,10 +203,7 @@ function getAutomaton(): Automaton {
     automaton = build();
     if (file) {
       try {
-        mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-        const tmp = `${file}.${process.pid}.tmp`;
-        writeFileSync(tmp, serialise(automaton), { mode: 0o600 });
-        renameSync(tmp, file);
+        writeFileIn(dirname(file), basename(file), serialise(automaton), 0o600);
       } catch {
         /* a cache only */
       }

@@ -38,12 +38,13 @@ describe('case 9: the code cache is never shared or foreign (A12)', () => {
     expect(added.filter((n) => /entire|v8|cache/i.test(n))).toEqual([]);
   });
 
-  it.each([
+  const kinds: [string, string][] = [
     ['a symlink to someone else’s directory', 'link'],
     ['world-writable', 'world'],
     ['group-writable', 'group'],
-    ...(isRoot ? [['owned by another user', 'foreign'] as const] : []),
-  ])('a cache directory that is %s is neither read nor written', (_what, kind) => {
+  ];
+  if (isRoot) kinds.push(['owned by another user', 'foreign']);
+  it.each(kinds)('a cache directory that is %s is neither read nor written', (_what, kind) => {
     const r = makeRepo();
     const xdg = tempDir();
     const cache = join(xdg, 'entire');
