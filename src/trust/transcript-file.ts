@@ -35,7 +35,8 @@ function realish(p: string): string | null {
   let rest = '';
   for (;;) {
     try {
-      out = realpathSync(cur) + rest;
+      // one realpath(3) call, not Node's JavaScript walk of every component (hooks run cold)
+      out = realpathSync.native(cur) + rest;
       break;
     } catch {
       const up = dirname(cur);
