@@ -57,14 +57,12 @@ export async function casWrite(repo: Repo, ref: string, build: (tip: string | nu
   const ident = await committerIdent(repo);
   let lastError: unknown;
   for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
-    const tip = await readRef(repo, ref);
-    // a ref naming a commit that is gone (`git gc --prune=now` won a race): see brokenTip
-    const found = tip === null ? await brokenTip(repo, ref) : tip;
-    if (found === RETRY) {
+    const cur = await currentTip(repo, ref);
+    if (cur === RETRY) {
       await jitter();
       continue;
     }
-    const expected = found;
+    const { tip, expected } = cur;
     let spec: BuildResult;
     try {
       spec = await build(tip);
@@ -233,6 +231,18 @@ async function assertNotBroken(repo: Repo, ref: string): Promise<void> {
 const RETRY = Symbol('retry');
 
 /**
+ * The tip to build on and the value to compare-and-swap from (they differ
+ * only for a ref naming a commit that is gone, `git gc --prune=now` having won
+ * a race: see brokenTip); RETRY when the ref moved under us.
+ */
+async function currentTip(repo: Repo, ref: string): Promise<{ tip: string | null; expected: string | null } | typeof RETRY> {
+  const tip = await readRef(repo, ref);
+  if (tip !== null) return { tip, expected: tip };
+  const found = await brokenTip(repo, ref);
+  return found === RETRY ? RETRY : { tip: null, expected: found };
+}
+
+/**
  * Whether `ref` (read as naming `raw`) really names a missing commit: it
  * still names `raw`, the in-process reader still finds no commit there, and
  * neither does git (a fresh `cat-file`, which rescans the packs). A writer
@@ -303,10 +313,9 @@ export interface PreparedCas {
  */
 export async function casPrepare(repo: Repo, ref: string, build: (tip: string | null) => Promise<BuildResult>, opts: CasOptions = {}): Promise<PreparedCas> {
   if (!looseOk(repo)) return { commit: () => casWrite(repo, ref, build, opts) };
-  const tip = await readRef(repo, ref);
-  const found = tip === null ? await brokenTip(repo, ref) : tip;
-  if (found === RETRY) return { commit: () => casWrite(repo, ref, build, opts) };
-  const expected = found;
+  const cur = await currentTip(repo, ref);
+  if (cur === RETRY) return { commit: () => casWrite(repo, ref, build, opts) };
+  const { tip, expected } = cur;
   let spec: BuildResult;
   try {
     spec = await build(tip);

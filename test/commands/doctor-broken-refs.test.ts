@@ -54,6 +54,13 @@ function hasCheckpoint(r: TempRepo, id: string): boolean {
   return r.gitResult(['cat-file', '-e', `${META}:${id.slice(0, 2)}/${id.slice(2)}/metadata.json`]).status === 0;
 }
 
+/** One agent turn writing `<name>.txt` (content `<name>\n`), ended by a Stop with `env`. */
+function turn(agent: FakeClaude, name: string, env: Record<string, string> = {}): void {
+  agent.prompt(`create ${name}`);
+  agent.write(`${name}.txt`, `${name}\n`);
+  expect(agent.stop(env).status).toBe(0);
+}
+
 /** One agent turn writing `file`, then a person's commit of it; returns the commit's trailer and sha. */
 function turnAndCommit(r: TempRepo, agent: FakeClaude, file: string, env: Record<string, string> = {}): { id: string; sha: string; stderr: string } {
   agent.prompt(`create ${file}`);
@@ -280,12 +287,8 @@ describe('doctor: refs naming missing objects', () => {
     const r = enabledRepo();
     const agent = new FakeClaude(r);
     agent.sessionStart();
-    agent.prompt('create s1');
-    agent.write('s1.txt', 's1\n');
-    expect(agent.stop().status).toBe(0);
-    agent.prompt('create s2');
-    agent.write('s2.txt', 's2\n');
-    expect(agent.stop(LOOSE).status).toBe(0);
+    turn(agent, 's1');
+    turn(agent, 's2', LOOSE);
     const shadow = shadowRefOf(r);
     const previous = r.git(['rev-parse', `${shadow}~1`]).trim();
     pruneTip(r, shadow);
@@ -298,9 +301,7 @@ describe('doctor: refs naming missing objects', () => {
     expect(res.stdout).toMatch(new RegExp(`^\\[fixed\\] broken-shadow-ref ${shadow.slice('refs/heads/'.length)}: .* → reset to ${previous.slice(0, 7)}$`, 'm'));
     expect(r.git(['rev-parse', shadow]).trim()).toBe(previous);
     // the next Stop steps on from there
-    agent.prompt('create s3');
-    agent.write('s3.txt', 's3\n');
-    expect(agent.stop().status).toBe(0);
+    turn(agent, 's3');
     expect(r.git(['rev-parse', `${shadow}~1`]).trim()).toBe(previous);
     expect(r.git(['ls-tree', '--name-only', shadow])).toContain('s3.txt');
     expect(fsck(r).ok, fsck(r).output).toBe(true);
@@ -310,9 +311,7 @@ describe('doctor: refs naming missing objects', () => {
     const r = enabledRepo();
     const agent = new FakeClaude(r);
     agent.sessionStart();
-    agent.prompt('create s1');
-    agent.write('s1.txt', 's1\n');
-    expect(agent.stop(LOOSE).status).toBe(0);
+    turn(agent, 's1', LOOSE);
     const shadow = shadowRefOf(r);
     const lost = pruneTip(r, shadow);
     agent.prompt('create s2');
@@ -337,17 +336,13 @@ describe('doctor: refs naming missing objects', () => {
     const r = enabledRepo();
     const agent = new FakeClaude(r);
     agent.sessionStart();
-    agent.prompt('create s1');
-    agent.write('s1.txt', 's1\n');
-    expect(agent.stop(LOOSE).status).toBe(0);
+    turn(agent, 's1', LOOSE);
     const shadow = shadowRefOf(r);
     pruneTip(r, shadow);
     const res = r.entire(['doctor', '--force']);
     expect(res.stdout).toMatch(/^\[fixed\] broken-shadow-ref .*its steps are lost.* → deleted$/m);
     expect(r.gitResult(['rev-parse', '--verify', '-q', shadow]).status).not.toBe(0);
-    agent.prompt('create s2');
-    agent.write('s2.txt', 's2\n');
-    expect(agent.stop().status).toBe(0);
+    turn(agent, 's2');
     expect(r.git(['ls-tree', '--name-only', shadow])).toContain('s2.txt');
   });
 });

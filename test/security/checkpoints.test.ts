@@ -76,6 +76,22 @@ function claudePath(v: TempRepo, sid: string): string {
   return join(v.home, '.claude', 'projects', v.dir.replace(/[^A-Za-z0-9]/g, '-'), `${sid}.jsonl`);
 }
 
+/** The victim's own session, its commit (with a checkpoint) pushed to a bare remote once. */
+function pushedSession(): { v: TempRepo; agent: FakeClaude; id: string; remoteDir: string } {
+  const v = victimOf(makeRepo({ bare: true }));
+  const agent = new FakeClaude(v);
+  agent.sessionStart();
+  agent.prompt('write a.txt');
+  agent.write('a.txt', 'mine\n');
+  expect(agent.stop().status).toBe(0);
+  v.git(['add', 'a.txt']);
+  expect(v.gitResult(['commit', '-q', '-m', 'my work']).status).toBe(0);
+  const id = /Entire-Checkpoint: ([0-9a-f]{12})/.exec(v.git(['log', '-1', '--format=%B']))![1]!;
+  const remoteDir = v.git(['remote', 'get-url', 'origin']).trim();
+  expect(v.gitResult(['push', '-q', 'origin', 'main']).status).toBe(0);
+  return { v, agent, id, remoteDir };
+}
+
 /** Another agent turn and a commit through the hooks: the victim has a new checkpoint to push. */
 function moreWork(v: TempRepo, agent: FakeClaude): void {
   agent.prompt('write b.txt');
@@ -143,17 +159,7 @@ describe('case 2: session ids from checkpoint metadata pass SPEC-2 §A.2 before 
 describe('case 3: a teammate cannot replace your own slot (A5)', () => {
   it('pre-push keeps the local slot byte-identical against a longer, non-extending remote slot; rewind writes only the computed path', () => {
     // the victim's own session and commit, pushed once
-    const v = victimOf(makeRepo({ bare: true }));
-    const agent = new FakeClaude(v);
-    agent.sessionStart();
-    agent.prompt('write a.txt');
-    agent.write('a.txt', 'mine\n');
-    expect(agent.stop().status).toBe(0);
-    v.git(['add', 'a.txt']);
-    expect(v.gitResult(['commit', '-q', '-m', 'my work']).status).toBe(0);
-    const id = /Entire-Checkpoint: ([0-9a-f]{12})/.exec(v.git(['log', '-1', '--format=%B']))![1]!;
-    const remoteDir = v.git(['remote', 'get-url', 'origin']).trim();
-    expect(v.gitResult(['push', '-q', 'origin', 'main']).status).toBe(0);
+    const { v, agent, id, remoteDir } = pushedSession();
     const slotPath = `entire/checkpoints/v1:${id.slice(0, 2)}/${id.slice(2)}/0`;
     const mySlot = v.git(['rev-parse', slotPath]).trim();
 
@@ -185,17 +191,7 @@ describe('case 3: a teammate cannot replace your own slot (A5)', () => {
   });
 
   it('a remote slot that strictly extends ours (hash verified) is taken, metadata kept', () => {
-    const v = victimOf(makeRepo({ bare: true }));
-    const agent = new FakeClaude(v);
-    agent.sessionStart();
-    agent.prompt('write a.txt');
-    agent.write('a.txt', 'mine\n');
-    expect(agent.stop().status).toBe(0);
-    v.git(['add', 'a.txt']);
-    expect(v.gitResult(['commit', '-q', '-m', 'my work']).status).toBe(0);
-    const id = /Entire-Checkpoint: ([0-9a-f]{12})/.exec(v.git(['log', '-1', '--format=%B']))![1]!;
-    const remoteDir = v.git(['remote', 'get-url', 'origin']).trim();
-    expect(v.gitResult(['push', '-q', 'origin', 'main']).status).toBe(0);
+    const { v, agent, id, remoteDir } = pushedSession();
     const dir = `${id.slice(0, 2)}/${id.slice(2)}/0`;
     const md = v.git(['show', `entire/checkpoints/v1:${dir}/metadata.json`]);
     const mine = v.git(['show', `entire/checkpoints/v1:${dir}/full.jsonl`]);
@@ -218,16 +214,7 @@ describe('case 3: a teammate cannot replace your own slot (A5)', () => {
 
 describe('case 4: merged remote trees keep only the checkpoint layout (A4)', () => {
   it('`..`, symlinks, gitlinks, executables and unknown names reach no local or pushed tree; git fsck flags none of ours', () => {
-    const v = victimOf(makeRepo({ bare: true }));
-    const agent = new FakeClaude(v);
-    agent.sessionStart();
-    agent.prompt('write a.txt');
-    agent.write('a.txt', 'mine\n');
-    expect(agent.stop().status).toBe(0);
-    v.git(['add', 'a.txt']);
-    expect(v.gitResult(['commit', '-q', '-m', 'my work']).status).toBe(0);
-    const remoteDir = v.git(['remote', 'get-url', 'origin']).trim();
-    expect(v.gitResult(['push', '-q', 'origin', 'main']).status).toBe(0);
+    const { v, agent, remoteDir } = pushedSession();
 
     const a = makeRepo();
     a.git(['fetch', '-q', remoteDir, 'entire/checkpoints/v1']);
