@@ -148,6 +148,7 @@ export function parseHookInput(agent: AgentKey, verb: string, stdinText: string)
           const agentId = str(resp as Record<string, unknown>, 'agentId');
           // an agentId names a transcript file and a tree entry: invalid → absent (SPEC-2 §A.2)
           if (agentId !== undefined && isAgentId(agentId)) ev.subagentId = agentId;
+          else if (agentId !== undefined) (ev.refused ??= []).push(`tool_response.agentId ${JSON.stringify(agentId.slice(0, 80))} is not a valid agent id`);
         }
       }
     }

@@ -115,6 +115,8 @@ export interface HookEvent {
   reason?: string;
   /** Claude `last_assistant_message` / Gemini `prompt_response`, when sent. */
   response?: string;
+  /** Fields dropped because they failed a check (SPEC-2 §A.2): the hook logs them. */
+  refused?: string[];
 }
 
 // ---------------------------------------------------------------------------

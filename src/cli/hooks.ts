@@ -80,6 +80,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
     const turn = await import('../strategy/turn.js');
     const sessionLog = ctx.log.with({ session_id: event.sessionId || undefined });
     ctx.log = sessionLog;
+    if (event.refused) sessionLog.warn('hook input refused', { error: event.refused.join('; ') });
     switch (event.kind) {
       case 'session-start': {
         const msg = await turn.sessionStart(ctx, event);

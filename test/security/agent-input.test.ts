@@ -49,6 +49,7 @@ describe('case 6: a post-task agentId names nothing outside the transcript dir (
       expect(res.status).toBe(0);
     }
     expect(agent.stop().status).toBe(0);
+    expect(logLines(r).filter((l) => l['msg'] === 'hook input refused').length).toBe(4);
     r.git(['add', 't.txt']);
     expect(r.gitResult(['commit', '-q', '-m', 'task']).status).toBe(0);
     expect(allObjects(r)).not.toContain('SECRET-OUTSIDE-ROOT');
