@@ -318,11 +318,6 @@ function analyzeUser(message: Obj, dialect: JsonlDialect, result: TranscriptAnal
 // ---------------------------------------------------------------------------
 // Files
 
-function isMissing(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
 function unreadable(path: string, e: unknown): EntireError {
   return new EntireError('TRANSCRIPT_UNREADABLE', `cannot read transcript ${path}`, { cause: e, detail: { path } });
 }

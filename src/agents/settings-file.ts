@@ -6,7 +6,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { writeFileUnder } from '../trust/confined.js';
-import { dirname } from 'node:path';
 import { encodeJson } from '../checkpoint/json.js';
 import { EntireError } from '../errors.js';
 

@@ -12,7 +12,7 @@ import { openRepo, headCommit, currentBranch, type Repo } from '../git/repo.js';
 import { runGit } from '../git/exec.js';
 import { listRefs, readRef, updateRefs } from '../git/refs.js';
 import { loadSettings, isEnabled, type LoadedSettings } from '../settings/settings.js';
-import { createLogger, logDirFor } from '../log.js';
+import { createLogger } from '../log.js';
 import type { HookContext } from '../strategy/context.js';
 import { listStates, updateState, readPendingSideFiles, findStaleSessionFiles, type LoadedState } from '../session/store.js';
 import { forgetState, updateLiveMarker } from '../session/index.js';

@@ -7,7 +7,6 @@
  * refused without `--force`; without `--force` a TTY confirmation is needed.
  */
 import { prePromptName, removeScratch } from '../strategy/scratch.js';
-import { join } from 'node:path';
 import { EntireError, isEntireError } from '../errors.js';
 import { openRepo, headCommit, type Repo } from '../git/repo.js';
 import { readRef, updateRefs } from '../git/refs.js';

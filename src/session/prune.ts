@@ -6,12 +6,11 @@
  * shadow branch gone. Never called from list/load.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { isEntireError } from '../errors.js';
 import { removeConfined } from '../trust/confined.js';
 import { forgetState, indexedSessions, updateLiveMarker } from './index.js';
 import { withSessionLock, type LockOptions } from './lock.js';
-import { ensureDir, pruneStampPath, readStateFile, safeUnlink, sessionsDir, stateFilePath, tryUnlink, writeFileAtomic } from './paths.js';
+import { ensureDir, pruneStampPath, readStateFile, safeUnlink, sessionsDir, stateFilePath, writeFileAtomic } from './paths.js';
 import { hasPendingWork, shadowBranchName, type SessionState } from './state.js';
 import { readPendingSideFiles } from './store.js';
 

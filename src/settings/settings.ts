@@ -8,8 +8,8 @@
  * Saves rewrite only the target file: its own keys (order kept) plus the
  * changed ones (new keys appended in SPEC order).
  */
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as z from 'zod/mini';
 import * as shape from '../shape.js';
 import { encodeJson } from '../checkpoint/json.js';

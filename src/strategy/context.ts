@@ -4,7 +4,7 @@
  */
 import { openRepo, currentBranch, type Repo } from '../git/repo.js';
 import { loadSettings, isEnabled, type LoadedSettings } from '../settings/settings.js';
-import { createLogger, logDirFor, type Logger } from '../log.js';
+import { createLogger, type Logger } from '../log.js';
 import { EntireError } from '../errors.js';
 import { mark } from '../timing.js';
 

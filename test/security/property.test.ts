@@ -18,7 +18,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { cleanupAll, makeRepo, type TempRepo } from '../helpers/repo.js';
 import { snapshot, diffSnapshots } from '../stress/helpers.js';
-import { AGENT_HOMES, AGENT_ROOTS, commitTree, expectNoRawControl, writeBlob, writeRawTree, writeTree, type Spec } from './helpers.js';
+import { AGENT_HOMES, AGENT_ROOTS, commitTree, expectNoRawControl, writeBlob, writeRawTree, writeTree } from './helpers.js';
 
 afterAll(cleanupAll);
 

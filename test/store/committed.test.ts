@@ -1,4 +1,4 @@
-import { describe, it, expect, afterAll, beforeAll, afterEach } from 'vitest';
+import { describe, it, expect, afterAll, afterEach } from 'vitest';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { makeRepo, fsck, cleanupAll, FIXTURES, type TempRepo } from '../helpers/repo.js';
