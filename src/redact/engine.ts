@@ -8,7 +8,11 @@
  *   keywords start;
  * - the same loop tracks runs of `[A-Za-z0-9/+_=-]` and computes the entropy
  *   of runs long enough (≥ 23) to qualify.
- * Only rules whose keywords occur run their regex. Most strings of a
+ * Only rules whose keywords occur run their regex. A keyword of an
+ * `assignment` rule (`<name> = <value>` shapes: generic-api-key,
+ * secret-assignment…) counts only when an operator follows its name
+ * (assignmentFollows): `token` in `input_tokens` or `accessToken.refresh()`
+ * costs a few character checks, not a regex call per rule. Most strings of a
  * transcript have no keyword and no high-entropy run and leave after the pass.
  *
  * Everything is built on first use: importing this module costs nothing.
@@ -217,32 +221,124 @@ export function compiledRules(): CompiledRule[] {
   return getAutomaton().rules;
 }
 
+// ── The `assignment` prefilter (types.ts) ────────────────────────────────
+
+/** Most name characters an `assignment` rule's match has before its operator, counted from the keyword's start. */
+export const ASSIGNMENT_NAME_MAX = 64;
+
+/** 1 for `[A-Za-z0-9_.-]`. */
+const NAME_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  NAME_CHAR[c] = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45 ? 1 : 0;
+}
+
+// Last answer of assignmentFollows: every p in [glueFrom, glueEnd) of glueText has
+// only name characters up to glueEnd, so shares the verdict glueOk (within the bound).
+let glueText = '';
+let glueFrom = 0;
+let glueEnd = 0;
+let glueOk = false;
+
+/**
+ * The glue of an `assignment` rule (types.ts) follows the keyword at p: name
+ * characters `[A-Za-z0-9_.-]` (fewer than ASSIGNMENT_NAME_MAX from p), an
+ * optional `\`, an optional quote, at most 3 whitespace, then `:` or `=`.
+ * A necessary condition only: false means the rule's regex cannot match at p.
+ * A non-ASCII character where whitespace may be (`\s` has some) passes.
+ * `skip`: characters at p known to be name characters (a keyword found there).
+ * The last answer is kept: the next keyword in the same name (`token` then
+ * `secret` in `tokenSecret`, or the same keyword for the next rule) reuses it.
+ */
+export function assignmentFollows(s: string, p: number, skip = 0): boolean {
+  if (p < glueEnd && p >= glueFrom && s === glueText) return glueOk && glueEnd - p < ASSIGNMENT_NAME_MAX;
+  const n = s.length;
+  const lim = p + ASSIGNMENT_NAME_MAX < n ? p + ASSIGNMENT_NAME_MAX : n;
+  let j = p + skip;
+  let c = 0;
+  for (; j < lim; j++) {
+    c = s.charCodeAt(j);
+    if (c >= 128 || NAME_CHAR[c] === 0) break;
+  }
+  if (j >= lim) return false;
+  const end = j;
+  let ok = false;
+  if (c === 92 /* \ */) c = ++j < n ? s.charCodeAt(j) : 0;
+  if (c === 34 || c === 39) c = ++j < n ? s.charCodeAt(j) : 0;
+  for (let k = 0; k <= 3; k++) {
+    if (c === 58 /* : */ || c === 61 /* = */ || c >= 128) {
+      ok = true;
+      break;
+    }
+    if (k === 3 || !(c === 32 || (c >= 9 && c <= 13))) break;
+    c = ++j < n ? s.charCodeAt(j) : 0;
+  }
+  glueText = s;
+  glueFrom = p;
+  glueEnd = end;
+  glueOk = ok;
+  return ok;
+}
+
+/** Every keyword of the rule is made of name characters `[A-Za-z0-9_.-]`. */
+function keywordsAreNames(rule: CompiledRule): boolean {
+  for (const w of rule.keywords) {
+    for (let i = 0; i < w.length; i++) {
+      const c = w.charCodeAt(i);
+      if (c >= 128 || NAME_CHAR[c] !== 1) return false;
+    }
+  }
+  return true;
+}
+
+/** Per rule index: name characters every keyword of an `assignment` rule starts with (its shortest keyword's length). */
+const assignmentSkips: number[] = [];
+
+function assignmentSkip(rule: CompiledRule): number {
+  let k = assignmentSkips[rule.index];
+  if (k === undefined) {
+    k = keywordsAreNames(rule) ? Math.min(...rule.keywords.map((w) => w.length)) : 0;
+    assignmentSkips[rule.index] = k;
+  }
+  return k;
+}
+
 // Scan results, reused between calls (the engine is synchronous).
 let hitMark = new Uint8Array(0);
 const hitList: number[] = [];
 const entropyStarts: number[] = [];
 const entropyEnds: number[] = [];
 
-/** Start positions of keyword occurrences, per anchored rule (valid while hitMark is set). */
+/**
+ * Start positions of keyword occurrences, per anchored rule (valid while hitMark is set);
+ * for `assignment` rules, only the keywords followed by the glue (assignmentFollows).
+ */
 let anchorPos: number[][] = [];
+/** Per rule: 0 not anchored, 1 anchored, 2 anchored `assignment` rule. */
 let anchoredRule = new Uint8Array(0);
 
-function recordHits(o: number[], i: number): void {
+/** A keyword occurred in the last scan, kept or not (see redactStringStats). */
+let keywordSeen = false;
+
+function recordHits(s: string, o: number[], i: number): void {
+  keywordSeen = true;
   for (let k = 0; k < o.length; k++) {
     const code = o[k]!;
     const r = code >>> 8;
+    const kind = anchoredRule[r]!;
+    // an assignment rule's keyword without its glue is no hit (its regex cannot match there)
+    if (kind === 2 && !assignmentFollows(s, i + 1 - (code & 255), code & 255)) continue;
     if (hitMark[r] === 0) {
       hitMark[r] = 1;
       hitList.push(r);
-      if (anchoredRule[r] === 1) anchorPos[r]!.length = 0;
+      if (kind !== 0) anchorPos[r]!.length = 0;
     }
-    if (anchoredRule[r] === 1) anchorPos[r]!.push(i + 1 - (code & 255));
+    if (kind !== 0) anchorPos[r]!.push(i + 1 - (code & 255));
   }
 }
 
 /**
- * One pass: fills hitList (rules whose keyword occurs) and the entropy
- * regions. Returns true when anything was found.
+ * One pass: fills hitList (rules whose keyword occurs; for `assignment` rules,
+ * followed by its glue) and the entropy regions. Returns true when anything was found.
  */
 function scan(s: string): boolean {
   const a = getAutomaton();
@@ -250,10 +346,13 @@ function scan(s: string): boolean {
     hitMark = new Uint8Array(a.rules.length);
     anchoredRule = new Uint8Array(a.rules.length);
     anchorPos = a.rules.map(() => []);
-    for (const r of a.rules) anchoredRule[r.index] = r.regex !== undefined && r.anchored === true ? 1 : 0;
+    for (const r of a.rules) {
+      anchoredRule[r.index] = r.regex === undefined || r.anchored !== true ? 0 : r.assignment === true && keywordsAreNames(r) ? 2 : 1;
+    }
   }
   for (const r of hitList) hitMark[r] = 0;
   hitList.length = 0;
+  keywordSeen = false;
   entropyStarts.length = 0;
   entropyEnds.length = 0;
   const step = a.step;
@@ -267,7 +366,7 @@ function scan(s: string): boolean {
     if (c < 128) {
       const e = step[(st << 7) | c]!;
       st = e >>> 2;
-      if ((e & 2) !== 0) recordHits(out[st]!, i);
+      if ((e & 2) !== 0) recordHits(s, out[st]!, i);
       if ((e & 1) !== 0) {
         if (runLen === 0) runStart = i;
         runLen++;
@@ -293,7 +392,8 @@ function scan(s: string): boolean {
 
 /**
  * Cheap test: can `redactString(s)` change s? False means it certainly
- * returns s unchanged; true means a keyword or a high-entropy run occurs.
+ * returns s unchanged; true means a keyword (of an `assignment` rule: one
+ * followed by an operator) or a high-entropy run occurs.
  */
 export function mayNeedRedaction(s: string): boolean {
   return scan(s);
@@ -325,6 +425,11 @@ function keywordStarts(rule: CompiledRule, s: string): number[] {
   return out;
 }
 
+function isSorted(xs: number[]): boolean {
+  for (let k = 1; k < xs.length; k++) if (xs[k - 1]! > xs[k]!) return false;
+  return true;
+}
+
 /** Secrets one rule finds in s, after its entropy and allowlist checks. */
 export function ruleSecrets(rule: CompiledRule, s: string, anchors?: number[]): string[] {
   const raw: string[] = [];
@@ -332,10 +437,15 @@ export function ruleSecrets(rule: CompiledRule, s: string, anchors?: number[]): 
     raw.push(...rule.find(s));
   } else if (rule.sticky !== null) {
     const re = rule.sticky;
-    const starts = (anchors ?? keywordStarts(rule, s)).slice().sort((x, y) => x - y);
+    const found = anchors ?? keywordStarts(rule, s);
+    const starts = isSorted(found) ? found : found.slice().sort((x, y) => x - y);
+    // anchors from the scan are already filtered (recordHits)
+    const skip = rule.assignment === true ? assignmentSkip(rule) : 0;
+    const glue = rule.assignment === true && (anchors === undefined || skip === 0);
     let doneUpTo = -1;
     for (const p of starts) {
       if (p < doneUpTo) continue;
+      if (glue && !assignmentFollows(s, p, skip)) continue;
       re.lastIndex = p;
       const m = re.exec(s);
       if (m === null || m[0].length === 0) continue;
@@ -435,7 +545,11 @@ const MAX_PASSES = 16;
 export function redactStringStats(s: string, stats?: Stats): string {
   let cur = s;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    if (!scan(cur)) return cur;
+    if (!scan(cur)) {
+      // as when every keyword counted as a hit: the entropy bucket is listed (with 0)
+      if (keywordSeen) bump(stats, ENTROPY_RULE_ID, 0);
+      return cur;
+    }
     const regions = regionsAfterScan(cur, stats);
     if (regions.length === 0) return cur;
     const next = applyRegions(cur, regions);

@@ -74,8 +74,6 @@ const SECRET_QUOTED = String.raw`\\?['"\x60]([^\s'"\x60\\]{8,200})(?=\\?['"\x60]
 /** An unquoted value: up to whitespace, a separator or a closing bracket; `(`, `[`, `{`, `<` end nothing, so calls and generics never match. */
 const SECRET_BARE = String.raw`([^\s'"\x60\\(){}\[\]<>;,|&]{8,200})(?=[\s'"\x60;,|&)}\]]|\\[nrt'"\\]|$)`;
 
-/** Characters of a name, walked back from the keyword to find the whole name. */
-const NAME_CHAR = /[A-Za-z0-9_.-]/;
 /** Last words of names that describe a secret instead of holding it (`TOKEN_URL`, `secretName`, `PASSWORD_MIN_LENGTH`). */
 const SECRET_METADATA_WORDS = new Set(
   ('id ids name names type types kind arn ref refs path paths file files dir url uri urls endpoint host port header headers ' +
@@ -115,27 +113,54 @@ function secretAssignmentValue(v: string): boolean {
   return true;
 }
 
-/** Context checks of secret-assignment: the whole name, the operator, quoted or not. */
+/** `[A-Za-z0-9_.-]`, as a character code. */
+function isNameChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 45 && c <= 57 && c !== 47) || c === 95;
+}
+
+function hasDigitChar(v: string): boolean {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c >= 48 && c <= 57) return true;
+  }
+  return false;
+}
+
+/**
+ * Context checks of secret-assignment: the whole name, the operator, quoted or not.
+ * Runs on every match (most are code in source files), so it works on
+ * positions in the input and allocates only once the value may be a secret.
+ */
 function secretAssignmentContext(m: RegExpExecArray): boolean {
   const quoted = m[1] !== undefined;
-  const v = (m[1] ?? m[2])!;
-  const head = m[0].slice(0, m[0].length - v.length);
-  let nameLen = 0;
-  while (nameLen < head.length && NAME_CHAR.test(head.charAt(nameLen))) nameLen++;
-  const glue = head.slice(nameLen);
+  const v = (quoted ? m[1] : m[2])!;
+  const s = m.input;
+  const at = m.index;
+  // the match is name, glue (closing quote of a key, operator, spaces, opening quote), value
+  const headEnd = at + m[0].length - v.length;
+  let nameEnd = at;
+  while (nameEnd < headEnd && isNameChar(s.charCodeAt(nameEnd))) nameEnd++;
+  const glueLen = headEnd - nameEnd;
+  const glue0 = s.charCodeAt(nameEnd);
   // unquoted code (`token: accessToken`, `apiKey = process.env.API_KEY`) is a value only
   // where everything after the operator is one: shell/.env `=`, CLI flags, `env:` maps
-  const code = !quoted && CODE.test(v) && (v.includes('.') || !/\d/.test(v));
-  const envGlue = glue === '=' || (/^:[ \t]{0,5}$/.test(glue) && !v.includes('.'));
-  if (code && !envGlue) return false;
-  const s = m.input;
-  let start = m.index;
+  const code = !quoted && CODE.test(v) && (v.includes('.') || !hasDigitChar(v));
+  const eqGlue = glueLen === 1 && glue0 === 61; /* `=` */
+  if (code && !eqGlue) {
+    // `:` then only spaces and tabs (at most 5), and a value without `.`
+    if (glue0 !== 58 || glueLen > 6 || v.includes('.')) return false;
+    for (let k = nameEnd + 1; k < headEnd; k++) {
+      const c = s.charCodeAt(k);
+      if (c !== 32 && c !== 9) return false;
+    }
+  }
+  let start = at;
   const floor = Math.max(0, start - 64);
-  while (start > floor && NAME_CHAR.test(s.charAt(start - 1))) start--;
-  const name = s.slice(start, m.index) + head.slice(0, nameLen);
+  while (start > floor && isNameChar(s.charCodeAt(start - 1))) start--;
+  const name = s.slice(start, nameEnd);
   if (code) {
     const literal =
-      ENV_NAME.test(name) || (glue === '=' && (name.startsWith('-') || LINE_START.test(s.slice(Math.max(0, start - 40), start))));
+      ENV_NAME.test(name) || (eqGlue && (name.startsWith('-') || LINE_START.test(s.slice(Math.max(0, start - 40), start))));
     if (!literal) return false;
   }
   return nameHoldsValue(name, v);
@@ -477,7 +502,7 @@ export const RULES: Rule[] = [
     regex: String.raw`jdbc:[a-z0-9]{2,20}:[^\s'"\x60]{0,300}?[;?&:](?:password|pwd)=([^;&\s'"\x60\\]{1,200})`, allowlist: [URL_PLACEHOLDER] },
   { id: 'jdbc-url-credentials', family: 'jdbc', keywords: ['jdbc:'], flags: 'i',
     regex: String.raw`jdbc:[a-z0-9]{2,20}:(?:[a-z0-9]{1,20}:)?(?://[^:/?#@\s'"\x60\\]{1,200}:|[a-z]{1,10}:[^/\s@'"\x60:]{1,100}/)([^@/\s'"\x60\\]{1,200})@`, allowlist: [URL_PLACEHOLDER] },
-  { id: 'connection-string-password', family: 'connection-string', keywords: ['password', 'pwd'], flags: 'i', anchored: true,
+  { id: 'connection-string-password', family: 'connection-string', keywords: ['password', 'pwd'], flags: 'i', anchored: true, assignment: true,
     regex: String.raw`(?:(?<=;\s{0,3})(?:password|pwd)\s{0,3}=\s{0,3}([^;'"\s\\]{4,200})|(?:password|pwd)\s{0,3}=\s{0,3}([^;'"\s\\]{4,200});)`, allowlist: [URL_PLACEHOLDER] },
   // `user:pass@` after any scheme (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`):
   // ssh://, ftp://, git+https://, mongodb+srv://…; the user may be empty (`https://:token@`).
@@ -516,16 +541,16 @@ export const RULES: Rule[] = [
 
   // ── Generic assignments ────────────────────────────────────────────────
   { id: 'generic-api-key', family: 'generic', flags: 'i',
-    keywords: ['key', 'token', 'secret', 'passw', 'pwd', 'credential', 'creds', 'passphrase'], anchored: true,
+    keywords: ['key', 'token', 'secret', 'passw', 'pwd', 'credential', 'creds', 'passphrase'], anchored: true, assignment: true,
     // api_key, access_token, client_secret… are matched from their last word
     regex: String.raw`(?:key|token|secret|passw(?:or)?d|pwd|passphrase|credentials?|creds)${ASSIGN}([A-Za-z0-9_.=+/~-]{10,200})${VALUE_END}`,
     entropy: 3.5, allowlist: [IDENTIFIER, PLACEHOLDER], stopwords: GENERIC_STOPWORDS },
   { id: 'generic-password', family: 'generic', flags: 'i',
-    keywords: ['passw', 'pwd', 'passphrase', 'secret'], anchored: true,
+    keywords: ['passw', 'pwd', 'passphrase', 'secret'], anchored: true, assignment: true,
     regex: String.raw`(?:passw(?:or)?d|pwd|passphrase|secret)${ASSIGN}(?:([A-Za-z0-9_.=+/~!@#$%^&*?-]{8,200})${VALUE_END}|([^'"\s\\\x60]{8,200})(?=\\?['"\x60]))`,
     entropy: 3, allowlist: [IDENTIFIER, PLACEHOLDER], stopwords: GENERIC_STOPWORDS },
   // SPEC-2 §A.12: a secret-named assignment's value, whatever its shape (see the helpers above)
-  { id: 'secret-assignment', family: 'generic', flags: 'i', anchored: true,
+  { id: 'secret-assignment', family: 'generic', flags: 'i', anchored: true, assignment: true,
     keywords: ['password', 'passwd', 'passphrase', 'secret', 'token', 'api_key', 'apikey', 'api-key', 'private_key', 'privatekey', 'private-key'],
     regex: String.raw`${SECRET_NAME_GLUE}(?:${SECRET_QUOTED}|${SECRET_BARE})`,
     allowlist: [VAR_REF, PLACEHOLDER, URL_PLACEHOLDER], stopwords: GENERIC_STOPWORDS,

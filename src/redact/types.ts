@@ -18,6 +18,16 @@ export interface Rule {
    * where the keyword prefilter saw a keyword, instead of from every position.
    */
   anchored?: boolean;
+  /**
+   * For anchored rules of the `<name> = <value>` shape: every match starts at
+   * a keyword made of name characters, then more name characters (`[\w.-]`,
+   * fewer than ASSIGNMENT_NAME_MAX = 64 from the keyword's start), an optional
+   * (backslash-escaped) quote, at most 3 whitespace and `:` or `=`. The engine
+   * counts a keyword only where that glue follows (a few character checks
+   * instead of a regex call per keyword); test/redact/assignment-prefilter.test.ts
+   * checks the condition holds wherever the regex matches.
+   */
+  assignment?: boolean;
   /** Custom matcher instead of `regex`: returns the secrets found. */
   find?: (s: string) => string[];
   /** Dropped unless the secret's Shannon entropy is above this. */
