@@ -313,7 +313,7 @@ export const RULES: Rule[] = [
     regex: String.raw`${B}([a-z0-9]{14}\.atlasv1\.[a-z0-9_=-]{60,70})` },
   { id: 'pulumi-token', family: 'pulumi', keywords: ['pul-'],
     regex: String.raw`${B}(pul-[a-f0-9]{40})` },
-  { id: 'databricks-token', family: 'databricks', keywords: ['dapi'],
+  { id: 'databricks-token', family: 'databricks', keywords: ['dapi'], anchored: true,
     regex: String.raw`${B}(dapi[a-f0-9]{32}(?:-\d)?)(?![a-f0-9])` },
   { id: 'planetscale-token', family: 'planetscale', keywords: ['pscale_'],
     regex: String.raw`pscale_(?:tkn|pw|oauth)_[\w=.-]{32,64}` },
@@ -407,7 +407,7 @@ export const RULES: Rule[] = [
     regex: assign('discord', String.raw`[a-f0-9]{64}|[A-Za-z0-9_-]{32}`), entropy: 3 },
   { id: 'telegram-bot-token', family: 'telegram', keywords: [':a'],
     regex: String.raw`(?<![0-9])([0-9]{5,16}:A[\w-]{34})(?![\w-])` },
-  { id: 'twilio-api-key', family: 'twilio', keywords: ['sk'], regex: String.raw`${B}(SK[0-9a-fA-F]{32})(?![0-9A-Za-z])` },
+  { id: 'twilio-api-key', family: 'twilio', keywords: ['sk'], anchored: true, regex: String.raw`${B}(SK[0-9a-fA-F]{32})(?![0-9A-Za-z])` },
   { id: 'sendgrid-api-key', family: 'sendgrid', keywords: ['sg.'], regex: String.raw`${B}(SG\.[\w-]{22}\.[\w-]{43})` },
   { id: 'mailgun-api-key', family: 'mailgun', keywords: ['key-'], regex: String.raw`(?<![A-Za-z0-9_-])((?:pub)?key-[a-f0-9]{32})(?![a-f0-9])` },
   { id: 'mailgun-keyed-secret', family: 'mailgun', keywords: ['mailgun'], flags: 'i',
@@ -415,7 +415,7 @@ export const RULES: Rule[] = [
   { id: 'mailchimp-api-key', family: 'mailchimp', keywords: ['-us'], regex: String.raw`(?<![a-f0-9])([a-f0-9]{32}-us\d{1,2})(?!\d)` },
   { id: 'brevo-api-key', family: 'brevo', keywords: ['xkeysib-', 'xsmtpsib-'], regex: String.raw`x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}` },
   { id: 'mailersend-token', family: 'mailersend', keywords: ['mlsn.'], regex: String.raw`mlsn\.[a-f0-9]{64}` },
-  { id: 'resend-api-key', family: 'resend', keywords: ['re_'], regex: String.raw`${B}(re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24})${E}` },
+  { id: 'resend-api-key', family: 'resend', keywords: ['re_'], anchored: true, regex: String.raw`${B}(re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24})${E}` },
   { id: 'postmark-token', family: 'postmark', keywords: ['postmark'], flags: 'i', regex: assign('postmark', UUID) },
   { id: 'msteams-webhook-url', family: 'microsoft-teams', keywords: ['webhook.office.com'], flags: 'i',
     regex: String.raw`(?<![a-z0-9-])[a-z0-9-]{1,60}\.webhook\.office\.com/webhookb2/[a-z0-9-]{36}@[a-z0-9-]{36}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9-]{36}` },
@@ -454,7 +454,7 @@ export const RULES: Rule[] = [
 
   // ── SaaS tools ─────────────────────────────────────────────────────────
   { id: 'linear-api-key', family: 'linear', keywords: ['lin_api_', 'lin_oauth_'], regex: String.raw`lin_api_[A-Za-z0-9]{40}|lin_oauth_[a-f0-9]{64}` },
-  { id: 'notion-token', family: 'notion', keywords: ['ntn_', 'secret_'], regex: String.raw`${B}(ntn_[A-Za-z0-9]{46}|secret_[A-Za-z0-9]{43})${E}` },
+  { id: 'notion-token', family: 'notion', keywords: ['ntn_', 'secret_'], anchored: true, regex: String.raw`${B}(ntn_[A-Za-z0-9]{46}|secret_[A-Za-z0-9]{43})${E}` },
   { id: 'airtable-pat', family: 'airtable', keywords: ['pat'], anchored: true, regex: String.raw`${B}(pat[A-Za-z0-9]{14}\.[a-f0-9]{64})` },
   { id: 'figma-token', family: 'figma', keywords: ['figd_'], regex: String.raw`figd_[\w-]{40}` },
   { id: 'postman-api-key', family: 'postman', keywords: ['pmak-'], regex: String.raw`PMAK-[a-f0-9]{24}-[a-f0-9]{34}` },
@@ -482,7 +482,7 @@ export const RULES: Rule[] = [
 
   // ── Private keys and tokens of general shape ───────────────────────────
   { id: 'private-key', family: 'private-key', keywords: ['private key'], find: findPrivateKeys },
-  { id: 'jwt', family: 'jwt', keywords: ['eyj'],
+  { id: 'jwt', family: 'jwt', keywords: ['eyj'], anchored: true,
     regex: String.raw`(?<![\w-])(eyJ[\w-]{10,4000}\.eyJ[\w-]{10,20000}\.[\w-]{10,4000})(?![\w-])` },
 
   // ── Databases ──────────────────────────────────────────────────────────

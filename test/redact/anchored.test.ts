@@ -1,4 +1,8 @@
 /**
+ * Rules marked `anchored` run their regex (sticky) only where the scan saw a
+ * keyword, so every match must start at one: checked against the plain global
+ * regex on each rule's examples, alone and inside text.
+ *
  * The `assignment` prefilter (src/redact/types.ts, engine.ts assignmentFollows)
  * is a necessary condition: wherever an `assignment` rule's regex matches,
  * the glue check must pass, or the engine would skip a secret. Checked on
@@ -8,6 +12,7 @@
 import { describe, it, expect } from 'vitest';
 import { assignmentFollows, compiledRules, ruleSecrets } from '../../src/redact/engine.js';
 import { redactString } from '../../src/redact/index.js';
+import { RULE_EXAMPLES } from './rule-examples.js';
 
 const rules = compiledRules().filter((r) => r.assignment === true);
 
@@ -48,6 +53,22 @@ function texts(count: number): string[] {
   }
   return out;
 }
+
+describe('anchored rules', () => {
+  const anchored = compiledRules().filter((r) => r.anchored === true && r.regex !== undefined);
+
+  it.each(anchored.map((r) => [r.id, r] as const))('%s: every match starts at a keyword', (id, rule) => {
+    const ex = RULE_EXAMPLES[id]!;
+    const re = new RegExp(rule.regex!, 'g' + (rule.flags ?? ''));
+    for (const text of [ex.pos, ex.neg, `x ${ex.pos} y ${ex.pos}`, `${ex.neg}\n${ex.pos};${ex.neg}`]) {
+      const lower = text.toLowerCase();
+      for (const m of text.matchAll(re)) {
+        if (m[0].length === 0) continue;
+        expect(rule.keywords.some((w) => lower.startsWith(w, m.index)), `${id} matches ${JSON.stringify(m[0])} in ${JSON.stringify(text)}`).toBe(true);
+      }
+    }
+  });
+});
 
 describe('assignment prefilter', () => {
   it('covers the generic rules and secret-assignment', () => {
