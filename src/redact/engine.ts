@@ -468,8 +468,10 @@ export function ruleSecrets(rule: CompiledRule, s: string, anchors?: number[]): 
   const out: string[] = [];
   for (const secret of raw) {
     if (secret.length < MIN_SECRET || GLOBAL_ALLOW.test(secret)) continue;
-    if (rule.entropy !== undefined && shannonEntropy(secret) <= rule.entropy) continue;
+    // the checks only drop secrets, so their order is free: the allowlist comes before the
+    // entropy (most generic matches in source code are identifiers, dropped by the allowlist)
     if (rule.allowlist !== undefined && rule.allowlist.some((re) => re.test(secret))) continue;
+    if (rule.entropy !== undefined && shannonEntropy(secret) <= rule.entropy) continue;
     if (rule.stopwords !== undefined) {
       const lower = secret.toLowerCase();
       if (rule.stopwords.some((w) => lower.includes(w))) continue;
