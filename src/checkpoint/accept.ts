@@ -19,6 +19,8 @@
  */
 import { isAgentId } from '../trust/ids.js';
 import { isLowerHex } from '../hex.js';
+import { isTreeMode } from '../git/tree-format.js';
+import { chunkIndexOf } from './chunks.js';
 
 export type Level = 'root' | 'shard' | 'checkpoint' | 'slot' | 'tasks' | 'task';
 
@@ -36,8 +38,7 @@ export function isSlotFileName(name: string): boolean {
     case 'summary.txt':
       return true;
   }
-  const m = /^full\.(?:jsonl|log)\.(\d{1,6})$/.exec(name);
-  return m !== null;
+  return chunkIndexOf(name) !== null;
 }
 
 /** Slot directory names: `0` … `9999`, no leading zeros. */
@@ -49,16 +50,12 @@ function isTaskFileName(name: string): boolean {
   return /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/.test(name);
 }
 
-function isTree(mode: string): boolean {
-  return mode === '40000' || mode === '040000';
-}
-
 /**
  * Whether an entry named `name` with `mode` may stand at `level`; for a tree,
  * the level of its children. `null`: drop it.
  */
 export function acceptEntry(level: Level, name: string, mode: string): { child: Level | null } | null {
-  const tree = isTree(mode);
+  const tree = isTreeMode(mode);
   if (!tree && mode !== BLOB) return null;
   switch (level) {
     case 'root':

@@ -12,6 +12,19 @@ export function chunkFileName(i: number): string {
   return i === 0 ? TRANSCRIPT_FILE : `${TRANSCRIPT_FILE}.${String(i).padStart(3, '0')}`;
 }
 
+/**
+ * The transcript chunk files among `names`, in chunk order, one per index:
+ * `full.jsonl` wins over a legacy `full.log` for the same chunk.
+ */
+export function orderedChunkNames(names: readonly string[]): string[] {
+  const chunks = names
+    .map((n) => ({ n, i: chunkIndexOf(n) }))
+    .filter((x): x is { n: string; i: number } => x.i !== null)
+    .sort((a, b) => a.i - b.i || (a.n.includes('.log') ? 1 : -1));
+  const seen = new Set<number>();
+  return chunks.filter((c) => (seen.has(c.i) ? false : (seen.add(c.i), true))).map((c) => c.n);
+}
+
 /** Chunk index of a transcript file name (`full.jsonl`→0, `.001`→1, `full.log`→0), else null. */
 export function chunkIndexOf(name: string): number | null {
   if (name === TRANSCRIPT_FILE || name === LEGACY_TRANSCRIPT_FILE) return 0;

@@ -12,6 +12,7 @@ import { Pack } from '../git/pack.js';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGit } from '../git/exec.js';
+import { commitTree } from '../git/commit-format.js';
 import { METADATA_REF, METADATA_REMOTE_REF, SHADOW_BRANCH_RE } from '../checkpoint/shadow.js';
 import { INIT_MESSAGE } from '../checkpoint/messages.js';
 import { readCommit } from './tree.js';
@@ -158,7 +159,7 @@ async function newTipInNewestPack(repo: Repo, oid: string): Promise<boolean> {
     if (at < 0) return false;
     const c = pack.read(at, () => null);
     if (c.type !== 'commit') return false;
-    const tree = /^tree ([0-9a-f]{40,64})$/m.exec(c.data.toString('latin1', 0, Math.min(c.data.length, 200)))?.[1];
+    const tree = commitTree(c.data, repo.objectFormat);
     if (!tree) return false;
     if (pack.find(Buffer.from(tree, 'hex')) >= 0) return true;
     // an unchanged tree is the old tip's (reachable all along); a big one went out loose
@@ -175,7 +176,7 @@ async function newTipInNewestPack(repo: Repo, oid: string): Promise<boolean> {
 export async function commitAndTreePresent(repo: Repo, oid: string): Promise<boolean> {
   const c = await repo.objects.read(oid).catch(() => null);
   if (!c || c.type !== 'commit') return false;
-  const tree = /^tree ([0-9a-f]{40,64})$/m.exec(c.data.toString('latin1', 0, Math.min(c.data.length, 200)))?.[1];
+  const tree = commitTree(c.data, repo.objectFormat);
   if (!tree) return false;
   const t = await repo.objects.read(tree).catch(() => null);
   return t !== null && t.type === 'tree';

@@ -20,7 +20,7 @@ import {
   type TokenUsage,
 } from '../checkpoint/metadata.js';
 import { aggregateRoot, chooseSlot, isTranscriptFile, slotFiles, type SlotInfo } from '../checkpoint/layout.js';
-import { chunkIndexOf, joinGeminiChunks, joinJsonlChunks, looksLikeGemini, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
+import { joinGeminiChunks, orderedChunkNames, joinJsonlChunks, looksLikeGemini, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
 import { decodePromptFile } from '../checkpoint/prompts.js';
 import { CLI_VERSION } from '../version.js';
 import { casWrite, ensureMetadataBranch, metadataTipForRead } from './branch.js';
@@ -361,16 +361,9 @@ export async function readSessionContent(repo: Repo, id: string, which: { slot?:
   }
   const tip = (await metadataTipForRead(repo))!;
   const dirPath = s.slot < 0 ? shardPath(id) : `${shardPath(id)}/${s.slot}`;
-  const chunkNames = s.files
-    .map((n) => ({ n, i: chunkIndexOf(n) }))
-    .filter((x): x is { n: string; i: number } => x.i !== null)
-    .sort((a, b) => a.i - b.i || (a.n.endsWith('.log') ? 1 : -1));
-  // full.jsonl wins over a legacy full.log for chunk 0
-  const seen = new Set<number>();
-  const ordered = chunkNames.filter((c) => (seen.has(c.i) ? false : (seen.add(c.i), true)));
   const chunks: Buffer[] = [];
-  for (const c of ordered) {
-    const b = await readBlob(repo, tip, `${dirPath}/${c.n}`);
+  for (const n of orderedChunkNames(s.files)) {
+    const b = await readBlob(repo, tip, `${dirPath}/${n}`);
     if (b) chunks.push(b);
   }
   const { format, transcript } = joinStoredTranscript(chunks, s.metadata.agent);

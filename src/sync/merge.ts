@@ -26,7 +26,7 @@ import { isTreeMode, type TreeEntry } from '../git/objects.js';
 import { readTreeByOid } from '../store/tree.js';
 import { decodeRootMetadata, decodeSessionMetadata, type RootMetadata } from '../checkpoint/metadata.js';
 import { aggregateRoot, type SlotInfo } from '../checkpoint/layout.js';
-import { chunkIndexOf, contentHash } from '../checkpoint/chunks.js';
+import { chunkIndexOf, contentHash, orderedChunkNames } from '../checkpoint/chunks.js';
 import { acceptEntry, type Level } from '../checkpoint/accept.js';
 import { isSessionId } from '../trust/ids.js';
 import { CLI_VERSION } from '../version.js';
@@ -176,17 +176,10 @@ async function slotsOf(repo: Repo, entries: TreeEntry[], id: string): Promise<Sl
 
 /** The slot's transcript chunks joined (order of chunk index, `full.jsonl` before a legacy `full.log`). */
 async function joinedTranscript(repo: Repo, s: SlotTree): Promise<Buffer> {
-  const chunks = s.entries
-    .filter((e) => e.mode === '100644')
-    .map((e) => ({ e, i: chunkIndexOf(e.name) }))
-    .filter((x): x is { e: TreeEntry; i: number } => x.i !== null)
-    .sort((a, b) => a.i - b.i || (a.e.name.includes('.log') ? 1 : -1));
-  const seen = new Set<number>();
+  const blobs = new Map(s.entries.filter((e) => e.mode === '100644').map((e) => [e.name, e.oid]));
   const parts: Buffer[] = [];
-  for (const { e, i } of chunks) {
-    if (seen.has(i)) continue;
-    seen.add(i);
-    const b = await blob(repo, e.oid);
+  for (const n of orderedChunkNames([...blobs.keys()])) {
+    const b = await blob(repo, blobs.get(n)!);
     if (b) parts.push(b);
   }
   return joinStoredTranscript(parts, s.metadata.agent).transcript ?? Buffer.alloc(0);

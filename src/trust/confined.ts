@@ -105,11 +105,6 @@ export function confinedDirSafe(root: string, rel: string): boolean {
   }
 }
 
-/** Forget checked directories (tests, and after a deletion under a root). */
-export function forgetCheckedDirs(): void {
-  checked.clear();
-}
-
 function checkName(name: string): void {
   if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) throw unsafe(name, 'not a plain file name');
 }

@@ -75,11 +75,6 @@ function isUnsafeAstral(cp: number): boolean {
   return (cp >= 0xe0000 && cp <= 0xe007f) || (cp >= 0x1d173 && cp <= 0x1d17a) || (cp >= 0x13430 && cp <= 0x1343f) || (cp >= 0x1bca0 && cp <= 0x1bca3);
 }
 
-/** One-line form: newlines escaped too. */
-export function termSafeLine(s: string): string {
-  return termSafe(s, false);
-}
-
 /**
  * A JSON document (one `JSON.stringify` result, or JSONL) made safe for a
  * terminal while staying the same JSON: raw DEL, C1, format/bidi characters
