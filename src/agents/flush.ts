@@ -1,24 +1,21 @@
 /**
- * Turn-end flush wait (SPEC §6.2 step 1). The agent may still be appending
- * the turn's last lines when its Stop hook starts: Claude writes a
- * `hook_progress` line naming our stop command while it runs the hook, so
- * seeing it (with a timestamp near our start) means the turn is on disk.
- * Otherwise we wait for the file size to settle; Gemini rewrites one JSON
- * document, so we wait until it parses. Always capped.
+ * Turn-end flush wait (SPEC §6.2 step 1, SPEC-2 §B.4). The agent may still be
+ * appending the turn's last lines when its turn-end hook starts. Each agent
+ * says how to recognise a flushed transcript (`isFlushed`, usually: its last
+ * answer on disk equals the one the hook payload carries); this module does
+ * the polling: checked once at hook start (flushed → no wait at all), then
+ * every 25 ms until flushed or, when the agent cannot tell, until the size
+ * has been stable for the settle time. Always capped.
  */
 import { closeSync } from 'node:fs';
-import { openTranscript, readTranscriptFile } from '../trust/transcript-file.js';
-import type { AgentKey, FlushResult } from './types.js';
+import { openTranscript } from '../trust/transcript-file.js';
+import type { FlushResult } from './types.js';
 import { readAt } from '../fs-read.js';
 
 export const DEFAULT_STOP_WAIT_MS = 3000;
-export const POLL_INTERVAL_MS = 50;
-export const STABLE_FOR_MS = 500;
-export const SENTINEL_WINDOW_MS = 2000;
+export const POLL_INTERVAL_MS = 25;
+export const DEFAULT_SETTLE_MS = 300;
 export const TAIL_BYTES = 64 * 1024;
-
-const SENTINELS = ['hooks claude-code stop', 'hooks claudecode stop'];
-const TIMESTAMP_RE = /"timestamp"\s*:\s*"([^"]+)"/g;
 
 /** The cap from `ENTIRE_STOP_WAIT_MS` (milliseconds; `0` = no wait; default 3000). */
 export function stopWaitCapFromEnv(env: NodeJS.ProcessEnv = process.env): number {
@@ -28,134 +25,96 @@ export function stopWaitCapFromEnv(env: NodeJS.ProcessEnv = process.env): number
   return Number.isFinite(n) && n >= 0 ? Math.floor(n) : DEFAULT_STOP_WAIT_MS;
 }
 
-function lineTimestamp(line: string): number | undefined {
-  try {
-    const v: unknown = JSON.parse(line);
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      const ts = (v as Record<string, unknown>)['timestamp'];
-      if (typeof ts === 'string') {
-        const t = Date.parse(ts);
-        if (!Number.isNaN(t)) return t;
-      }
-    }
-  } catch {
-    // a cut line at the start of the tail: fall back to its last "timestamp"
-  }
-  let last: string | undefined;
-  for (const m of line.matchAll(TIMESTAMP_RE)) last = m[1];
-  if (last === undefined) return undefined;
-  const t = Date.parse(last);
-  return Number.isNaN(t) ? undefined : t;
-}
-
-/**
- * True when `tail` (the end of a Claude transcript) has a line containing
- * `hooks claude-code stop` (or the legacy `hooks claudecode stop`) whose
- * `timestamp` is within ±`windowMs` of `startedAt` (epoch ms).
- */
-export function hasStopSentinel(tail: string, startedAt: number, windowMs = SENTINEL_WINDOW_MS): boolean {
-  for (const s of SENTINELS) {
-    let i = tail.indexOf(s);
-    while (i !== -1) {
-      const ls = tail.lastIndexOf('\n', i) + 1;
-      let le = tail.indexOf('\n', i);
-      if (le === -1) le = tail.length;
-      const t = lineTimestamp(tail.slice(ls, le));
-      if (t !== undefined && Math.abs(t - startedAt) <= windowMs) return true;
-      i = tail.indexOf(s, le);
-    }
-  }
-  return false;
-}
-
 /** Size and last `maxBytes` of a file; size -1 when it does not exist. */
-export function readTail(path: string, maxBytes = TAIL_BYTES): { size: number; tail: string } {
+export function readTail(path: string, maxBytes = TAIL_BYTES): { size: number; tail: string; whole: boolean } {
   let fd: number;
   let size: number;
   try {
     const o = openTranscript(path); // a FIFO or device named as the transcript never blocks (SPEC-2 §A.5)
-    if (o === null) return { size: -1, tail: '' };
+    if (o === null) return { size: -1, tail: '', whole: true };
     ({ fd, size } = o);
   } catch {
-    return { size: -1, tail: '' };
+    return { size: -1, tail: '', whole: true };
   }
   try {
     const len = Math.min(size, maxBytes);
-    return { size, tail: readAt(fd, size - len, len).toString('utf8') };
+    return { size, tail: readAt(fd, size - len, len).toString('utf8'), whole: len === size };
   } catch {
-    return { size: -1, tail: '' };
+    return { size: -1, tail: '', whole: true };
   } finally {
     closeSync(fd);
   }
 }
 
-function fileSize(path: string): number {
-  try {
-    return readTail(path, 0).size;
-  } catch {
-    return -1;
-  }
+/** What one look at the transcript says. */
+export interface FlushProbe {
+  /** File size, -1 when it does not exist. */
+  size: number;
+  /** The agent recognises its turn's end on disk. */
+  flushed: boolean;
+  /** False while the content is known to be incomplete (a size that stopped moving proves nothing). */
+  mayStabilise?: boolean;
 }
 
-function parses(path: string): boolean {
-  try {
-    JSON.parse(readTranscriptFile(path)?.toString('utf8') ?? '');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-export type FlushMode = 'claude' | 'jsonl' | 'json';
-
-export interface FlushOptions {
-  /** Hook start time, epoch ms. */
-  startedAt: number;
+export interface FlushWaitOptions {
   /** Cap in ms; default from ENTIRE_STOP_WAIT_MS. */
   capMs?: number;
-  /** `claude`: sentinel or stable size; `jsonl`: stable size; `json`: parses (or stays missing). */
-  mode?: FlushMode;
-  /** Alternative to `mode`: claude-code → `claude`, gemini → `json`, cursor → `jsonl`. */
-  agent?: AgentKey;
+  /** How long the size must stay put when the agent cannot tell (default 300 ms). */
+  settleMs?: number;
+  /** One look at the file (never throws). Default: size only. */
+  probe?: (path: string) => FlushProbe;
 }
 
-const MODE_OF_AGENT: Record<AgentKey, FlushMode> = { 'claude-code': 'claude', gemini: 'json', cursor: 'jsonl' };
+const sizeOnly = (path: string): FlushProbe => ({ size: readTail(path, 0).size, flushed: false });
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * Poll every 50 ms until the transcript is flushed or the cap is reached.
- * Reads only the last 64 KB per poll for JSONL. Never throws.
+ * Poll until the transcript is flushed, its size settles, or the cap is
+ * reached. Never throws.
  */
-export async function waitForTranscriptFlush(path: string, options: FlushOptions): Promise<FlushResult> {
+export async function waitForFlush(path: string, options: FlushWaitOptions = {}): Promise<FlushResult> {
   const cap = options.capMs ?? stopWaitCapFromEnv();
   if (!(cap > 0)) return { outcome: 'disabled', waitedMs: 0 };
-  const mode: FlushMode = options.mode ?? (options.agent !== undefined ? MODE_OF_AGENT[options.agent] : 'jsonl');
+  const probe = options.probe ?? sizeOnly;
+  const settle = options.settleMs ?? DEFAULT_SETTLE_MS;
   const t0 = Date.now();
   let lastSize = Number.NaN;
   let stableSince = t0;
   for (;;) {
     const now = Date.now();
-    let size: number;
-    if (mode === 'claude') {
-      const r = readTail(path);
-      size = r.size;
-      if (size > 0 && hasStopSentinel(r.tail, options.startedAt)) return { outcome: 'sentinel', waitedMs: now - t0 };
-    } else if (mode === 'json') {
-      size = fileSize(path);
-      if (size >= 0 && parses(path)) return { outcome: 'parsed', waitedMs: now - t0 };
-    } else {
-      size = fileSize(path);
+    let p: FlushProbe;
+    try {
+      p = probe(path);
+    } catch {
+      p = { size: -1, flushed: false };
     }
-    // JSON that does not parse is still being written: only a missing file may settle.
-    const mayStabilise = mode !== 'json' || size === -1;
-    if (size !== lastSize) {
-      lastSize = size;
+    if (p.flushed) return { outcome: 'flushed', waitedMs: now - t0 };
+    if (p.size !== lastSize) {
+      lastSize = p.size;
       stableSince = now;
-    } else if (mayStabilise && now - stableSince >= STABLE_FOR_MS) {
+    } else if (p.mayStabilise !== false && now - stableSince >= settle) {
       return { outcome: 'stable', waitedMs: now - t0 };
     }
     if (now - t0 >= cap) return { outcome: 'timeout', waitedMs: now - t0 };
     await sleep(Math.min(POLL_INTERVAL_MS, Math.max(1, cap - (now - t0))));
+  }
+}
+
+/** Text equality for "the answer on disk is the one in the payload" (whitespace at the ends ignored). */
+export function sameAnswer(onDisk: string, fromPayload: string | undefined): boolean {
+  return fromPayload !== undefined && fromPayload.trim() !== '' && onDisk.trim() === fromPayload.trim();
+}
+
+/** Lines of a tail, last first; the first line is skipped unless the tail starts at byte 0 (it may be cut). */
+export function* linesFromEnd(tail: string, startsAtFileStart: boolean): Generator<string> {
+  let end = tail.endsWith('\n') ? tail.length - 1 : tail.length;
+  while (end > 0) {
+    const nl = tail.lastIndexOf('\n', end - 1);
+    if (nl < 0) {
+      if (startsAtFileStart) yield tail.slice(0, end);
+      return;
+    }
+    yield tail.slice(nl + 1, end);
+    end = nl;
   }
 }

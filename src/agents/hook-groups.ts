@@ -1,5 +1,5 @@
 /**
- * Matcher-group hook lists as Claude Code and Gemini CLI store them:
+ * Matcher-group hook lists, as several agents store them:
  * `hooks.<Event> = [{ "matcher"?: M, "hooks": [{ "type": "command", "command": C, … }] }]`.
  * Entries that are not ours are never touched; groups and event keys are
  * dropped only when our removal emptied them.

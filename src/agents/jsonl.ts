@@ -1,5 +1,5 @@
 /**
- * JSONL transcript analysis (Claude Code, Cursor), built for the Stop hook's
+ * JSONL transcript analysis shared by the JSONL agents, built for the Stop hook's
  * budget (SPEC §10: later turns of a 50 MB transcript in well under a second):
  *
  * - the analysers work on a chunk of text that starts at a known line, so a
@@ -17,7 +17,7 @@ import type { TokenUsage, TranscriptAnalysis, TranscriptCursor, TranscriptFileRe
 import { readAt } from '../fs-read.js';
 
 export interface JsonlDialect {
-  /** Top-level key holding `user`/`assistant`: Claude `type`, Cursor `role`. */
+  /** Top-level key holding `user`/`assistant` (`type` or `role`, per agent). */
   roleKey: 'type' | 'role';
   /** Tool names whose `tool_use` blocks edit a file. */
   editTools: ReadonlySet<string>;
@@ -411,4 +411,26 @@ export function jsonlFilePosition(path: string, dialect: JsonlDialect, cursor?: 
   const position = w.baseLine + nls + (w.buf.length > 0 && w.buf[w.buf.length - 1] !== 10 ? 1 : 0);
   const lastIdentifier = dialect.hasUuid ? lastUuidInBuffer(w.buf) || w.baseIdentifier : '';
   return { position, lastIdentifier, cursor: cursorAfter(w, position, lastIdentifier), exists: true };
+}
+
+/** The first `cwd` a JSONL transcript's lines carry (its project root), if any. */
+export function jsonlCwd(text: string): string | undefined {
+  const m = /"cwd"\s*:\s*"((?:[^"\\]|\\.)+)"/.exec(text);
+  if (!m || m[1] === undefined) return undefined;
+  try {
+    return JSON.parse(`"${m[1]}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON document with a `messages` array (how SPEC §2.7 tells a document from JSONL). */
+export function isMessagesDocument(text: string): boolean {
+  if (!text.trimStart().startsWith('{')) return false;
+  try {
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === 'object' && Array.isArray((v as { messages?: unknown }).messages);
+  } catch {
+    return false;
+  }
 }

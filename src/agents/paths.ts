@@ -3,7 +3,7 @@ import { os } from '../builtins.js';
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 
-/** `/home/dev/projects/acme-api` → `-home-dev-projects-acme-api` (Claude's project dir name). */
+/** `/home/dev/projects/acme-api` → `-home-dev-projects-acme-api` (a project directory name, as agents derive them). */
 export function sanitizePathForDir(p: string): string {
   return p.replace(/[^A-Za-z0-9]/g, '-');
 }

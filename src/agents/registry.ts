@@ -1,39 +1,39 @@
 /**
- * Agent lookup. The static table answers name questions without loading any
+ * The one list of agents. Everything else about an agent lives in its folder
+ * (`src/agents/<key>/`); adding one is a folder and one line in the table
+ * below. The table answers name questions without loading any
  * adapter; `getAgent` imports an adapter only when it is needed (hooks run
  * one agent's code and nothing else).
  */
 import { EntireError } from '../errors.js';
-import type { AgentAdapter, AgentDisplayName, AgentKey, TranscriptFormat } from './types.js';
+import type { AgentAdapter, AgentDisplayName, AgentKey } from './types.js';
 
 export interface AgentInfo {
   key: AgentKey;
   displayName: AgentDisplayName;
-  transcriptFormat: TranscriptFormat;
 }
 
-/** In support order (SPEC §7): Claude Code, Gemini CLI, Cursor. */
-const INFO: readonly AgentInfo[] = [
-  { key: 'claude-code', displayName: 'Claude Code', transcriptFormat: 'jsonl' },
-  { key: 'gemini', displayName: 'Gemini CLI', transcriptFormat: 'json' },
-  { key: 'cursor', displayName: 'Cursor', transcriptFormat: 'jsonl' },
+interface Entry extends AgentInfo {
+  load: () => Promise<AgentAdapter>;
+}
+
+/** In support order (SPEC §7); the first is the default agent. */
+const AGENTS: readonly Entry[] = [
+  { key: 'claude-code', displayName: 'Claude Code', load: async () => (await import('./claude-code/index.js')).claudeCodeAgent },
+  { key: 'gemini', displayName: 'Gemini CLI', load: async () => (await import('./gemini/index.js')).geminiAgent },
+  { key: 'cursor', displayName: 'Cursor', load: async () => (await import('./cursor/index.js')).cursorAgent },
 ];
 
+const INFO: readonly AgentInfo[] = AGENTS.map(({ key, displayName }) => ({ key, displayName }));
 export const AGENT_KEYS: readonly AgentKey[] = INFO.map((i) => i.key);
-export const DEFAULT_AGENT: AgentKey = 'claude-code';
-
-const LOADERS: Record<AgentKey, () => Promise<AgentAdapter>> = {
-  'claude-code': async () => (await import('./claude-code/index.js')).claudeCodeAgent,
-  gemini: async () => (await import('./gemini/index.js')).geminiAgent,
-  cursor: async () => (await import('./cursor/index.js')).cursorAgent,
-};
+export const DEFAULT_AGENT: AgentKey = AGENTS[0]!.key;
 
 export function isAgentKey(key: string): key is AgentKey {
-  return Object.prototype.hasOwnProperty.call(LOADERS, key);
+  return AGENTS.some((a) => a.key === key);
 }
 
 function unknown(key: string): EntireError {
-  return new EntireError('UNKNOWN_AGENT', `Unknown agent "${key}".`, { detail: { agent: key } });
+  return new EntireError('UNKNOWN_AGENT', `Unknown agent "${key}" (known agents: ${AGENT_KEYS.join(', ')}).`, { detail: { agent: key } });
 }
 
 /** Static facts about an agent; throws UNKNOWN_AGENT. */
@@ -50,10 +50,50 @@ export function agentByDisplayName(name: string): AgentInfo | undefined {
 
 /** The adapter for `key`, imported on first use; throws UNKNOWN_AGENT. */
 export async function getAgent(key: string): Promise<AgentAdapter> {
-  if (!isAgentKey(key)) throw unknown(key);
-  return LOADERS[key]();
+  const entry = AGENTS.find((a) => a.key === key);
+  if (!entry) throw unknown(key);
+  return entry.load();
 }
 
 export function listAgents(): readonly AgentInfo[] {
   return INFO;
+}
+
+/** `claude-code, gemini, cursor` (help texts and errors). */
+export function agentKeyList(): string {
+  return AGENT_KEYS.join(', ');
+}
+
+/** Every adapter, in support order (commands only: this loads them all). */
+export async function allAgents(): Promise<AgentAdapter[]> {
+  return Promise.all(AGENT_KEYS.map((k) => getAgent(k)));
+}
+
+/**
+ * The agent whose transcript `text` recognisably is, for data that names
+ * none (SPEC §2.7): the first agent other than the default that recognises
+ * it; undefined when none does (the caller decides what the default means).
+ */
+export async function recognizeTranscript(text: string): Promise<AgentAdapter | undefined> {
+  for (const a of await allAgents()) if (a.key !== DEFAULT_AGENT && a.recognizesTranscript(text)) return a;
+  return undefined;
+}
+
+/**
+ * The adapter that reads stored data: the agent its display name says, else
+ * the one its transcript is recognisably from, else the default (SPEC §2.10).
+ */
+export async function agentForStoredData(displayName: string | undefined, transcript?: Buffer | string): Promise<AgentAdapter> {
+  const named = displayName ? agentByDisplayName(displayName) : undefined;
+  if (named) return getAgent(named.key);
+  if (transcript !== undefined && transcript.length > 0) {
+    const found = await recognizeTranscript(typeof transcript === 'string' ? transcript : transcript.toString('utf8'));
+    if (found) return found;
+  }
+  return getAgent(DEFAULT_AGENT);
+}
+
+/** Repo-relative directories of every agent's own configuration (trailing `/`). */
+export async function agentConfigDirs(): Promise<string[]> {
+  return (await allAgents()).flatMap((a) => [...a.configDirs]);
 }

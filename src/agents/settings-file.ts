@@ -1,6 +1,6 @@
 /**
- * Reading and writing agent settings files (`.claude/settings.json`,
- * `.gemini/settings.json`, `.cursor/hooks.json`). Unknown keys are kept in
+ * Reading and writing agents' JSON settings files (each agent's folder names
+ * its own). Unknown keys are kept in
  * their order; files are written as 2-space JSON + newline, atomically, and
  * only when their content changes.
  */

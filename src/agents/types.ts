@@ -4,14 +4,17 @@
  * lazily through ./registry.ts.
  */
 
-export type AgentKey = 'claude-code' | 'gemini' | 'cursor';
-export type AgentDisplayName = 'Claude Code' | 'Gemini CLI' | 'Cursor';
-/** `jsonl`: one JSON value per line (Claude, Cursor); `json`: one document with `messages[]` (Gemini). */
+/** An agent's key (`entire hooks <key> …`); the registry (./registry.ts) is the only list of them. */
+export type AgentKey = string;
+/** The name stored in checkpoints and states (`agent`, `agent_type`). */
+export type AgentDisplayName = string;
+/** How a transcript is stored: `jsonl`, one JSON value per line; `json`, one document with `messages[]`. */
 export type TranscriptFormat = 'jsonl' | 'json';
 
 /** Token counts in the shape stored in session `metadata.json` (SPEC §2.5). */
 export type { TokenUsage } from '../checkpoint/metadata.js';
 import type { TokenUsage } from '../checkpoint/metadata.js';
+import type { TranscriptEntry } from './entries.js';
 
 /**
  * What a transcript says, from an offset on (SPEC §7). `position` and
@@ -19,9 +22,9 @@ import type { TokenUsage } from '../checkpoint/metadata.js';
  * only the part at or after the offset.
  */
 export interface TranscriptAnalysis {
-  /** JSONL: line count (`\n` count, +1 for a non-empty unterminated tail). Gemini: message count. */
+  /** The agent's position unit: JSONL line count (`\n` count, +1 for a non-empty unterminated tail), or messages. */
   position: number;
-  /** Claude: last non-empty `uuid`; Gemini: last message `id`; Cursor: `""` (lines carry none). */
+  /** The agent's last entry id (`""` when its lines carry none). */
   lastIdentifier: string;
   /** Edit-tool paths as written in the transcript (usually absolute), deduplicated, first-seen order. */
   modifiedFiles: string[];
@@ -30,7 +33,7 @@ export interface TranscriptAnalysis {
   tokenUsage: TokenUsage;
   /** Last assistant text, `""` when there is none. */
   summary: string;
-  /** Claude: subagent ids named by `agentId: <id>` in tool results (deduplicated). */
+  /** Subagent ids the transcript names (deduplicated). */
   subagentIds: string[];
 }
 
@@ -45,7 +48,7 @@ export interface TranscriptCursor {
 }
 
 export interface AnalyzeFileOptions {
-  /** Offset to analyse from: JSONL line number (skip the first N lines) / Gemini message index. */
+  /** Offset to analyse from, in the agent's position unit. */
   from?: number;
   /**
    * JSONL only: a cursor returned by an earlier call on the same file. When it
@@ -57,7 +60,7 @@ export interface AnalyzeFileOptions {
 
 export interface TranscriptFileResult {
   analysis: TranscriptAnalysis;
-  /** JSONL: where to resume next time. Gemini: undefined. */
+  /** JSONL: where to resume next time; undefined for documents. */
   cursor?: TranscriptCursor;
   /** False when the file does not exist (the analysis is then empty, position 0). */
   exists: boolean;
@@ -101,19 +104,19 @@ export interface HookEvent {
   toolName?: string;
   toolInput?: Record<string, unknown>;
   toolResponse?: unknown;
-  /** Claude post-task: `tool_response.agentId`. */
+  /** Post-task: the subagent's id (`tool_response.agentId`). */
   subagentId?: string;
-  /** Claude pre/post-task: `tool_input.subagent_type`. */
+  /** Pre/post-task: the subagent's type. */
   subagentType?: string;
-  /** Claude pre/post-task: `tool_input.description`. */
+  /** Pre/post-task: the task's description. */
   taskDescription?: string;
-  /** Claude post-todo: `tool_input.todos`. */
+  /** Post-todo: the todo list. */
   todos?: unknown[];
   /** SessionStart `source` (startup|resume|clear|compact). */
   source?: string;
   /** SessionEnd `reason`. */
   reason?: string;
-  /** Claude `last_assistant_message` / Gemini `prompt_response`, when sent. */
+  /** Turn end: the agent's last answer as its payload carries it, when sent. */
   response?: string;
   /** Fields dropped because they failed a check (SPEC-2 §A.2): the hook logs them. */
   refused?: string[];
@@ -123,7 +126,7 @@ export interface HookEvent {
 // Settings files
 
 export interface HookInstallOptions {
-  /** Claude: write `.claude/settings.local.json` instead of `.claude/settings.json`. */
+  /** Write the agent's local (unshared) settings file, when it has one. */
   local?: boolean;
   /** Remove our entries first, then add them again. */
   force?: boolean;
@@ -153,6 +156,8 @@ export interface AgentAdapter {
   readonly transcriptFormat: TranscriptFormat;
   /** Verbs accepted by `entire hooks <key> <verb>`. */
   readonly hookVerbs: readonly string[];
+  /** Repo-relative directories holding the agent's own configuration (never rewound; trailing `/`). */
+  readonly configDirs: readonly string[];
 
   /** Install our hook entries into the repo's agent settings file (merge, idempotent). */
   installHooks(repoRoot: string, options?: HookInstallOptions): HookInstallResult;
@@ -170,8 +175,18 @@ export interface AgentAdapter {
   analyzeTranscriptFile(path: string, options?: AnalyzeFileOptions): TranscriptFileResult;
   /** Cheap position + last identifier (JSONL: no JSON parsing except the last lines). */
   transcriptPosition(path: string, cursor?: TranscriptCursor): TranscriptPositionResult;
-  /** Turn end: wait until the agent has flushed the transcript (SPEC §6.2 step 1). */
-  waitForTranscriptFlush(path: string, options: { startedAt: number; capMs?: number }): Promise<FlushResult>;
+  /**
+   * Turn end: wait until the agent has flushed the transcript (SPEC §6.2 step 1,
+   * SPEC-2 §B.4); `response` is the last answer from the hook payload.
+   */
+  waitForTranscriptFlush(path: string, options: { startedAt: number; capMs?: number; response?: string }): Promise<FlushResult>;
+
+  /** `explain`'s view of a stored transcript (SPEC §8.9), from offset `from` in the agent's unit. */
+  transcriptEntries(text: string, format: TranscriptFormat, from: number): TranscriptEntry[];
+  /** True when `text` is recognisably this agent's transcript (slots that name no agent). */
+  recognizesTranscript(text: string): boolean;
+  /** The project root a transcript names (for repo-relative paths), when it names one. */
+  transcriptProjectRoot(text: string, modifiedFiles: readonly string[]): string | undefined;
 
   /** The directory every transcript of this agent lives under (SPEC-2 §A.5); null: none on disk. */
   transcriptRoot(): string | null;
@@ -187,7 +202,7 @@ export interface AgentAdapter {
   resumeArgv(sessionId: string): string[];
 }
 
-export type FlushOutcome = 'disabled' | 'sentinel' | 'stable' | 'parsed' | 'timeout';
+export type FlushOutcome = 'disabled' | 'flushed' | 'stable' | 'timeout';
 export interface FlushResult {
   outcome: FlushOutcome;
   waitedMs: number;

@@ -88,10 +88,11 @@ export function joinJsonlChunks(chunks: Buffer[]): Buffer {
 }
 
 /**
- * Gemini documents larger than `max`: chunk 0 keeps the top-level fields and
- * the first messages, later chunks are `{"messages":[…]}` (lossless).
+ * JSON documents (`{…, "messages":[…]}`) larger than `max`: chunk 0 keeps the
+ * top-level fields and the first messages, later chunks are
+ * `{"messages":[…]}` (lossless).
  */
-export function chunkGeminiJson(content: Buffer, max = MAX_CHUNK_BYTES): Buffer[] {
+export function chunkJsonDocument(content: Buffer, max = MAX_CHUNK_BYTES): Buffer[] {
   if (content.length <= max) return [content];
   let doc: Record<string, unknown>;
   try {
@@ -118,7 +119,7 @@ export function chunkGeminiJson(content: Buffer, max = MAX_CHUNK_BYTES): Buffer[
   return chunks;
 }
 
-export function joinGeminiChunks(chunks: Buffer[]): Buffer {
+export function joinJsonDocumentChunks(chunks: Buffer[]): Buffer {
   if (chunks.length === 1) return chunks[0]!;
   try {
     const first = JSON.parse(chunks[0]!.toString('utf8')) as Record<string, unknown>;
@@ -133,13 +134,14 @@ export function joinGeminiChunks(chunks: Buffer[]): Buffer {
   }
 }
 
-/** Does this content look like a Gemini document (`{` with a non-empty `messages` array)? */
-export function looksLikeGemini(content: Buffer | string): boolean {
+/** Is this content a stored JSON document (`{` with a `messages` array), not JSONL? */
+export function looksLikeJsonDocument(content: Buffer | string): boolean {
   const s = typeof content === 'string' ? content : content.subarray(0, 64).toString('utf8');
   if (!s.trimStart().startsWith('{')) return false;
   try {
+    // JSONL fails at its second line, so this is cheap for it
     const d = JSON.parse(typeof content === 'string' ? content : content.toString('utf8')) as Record<string, unknown>;
-    return Array.isArray(d['messages']) && d['messages'].length > 0;
+    return d !== null && typeof d === 'object' && Array.isArray(d['messages']);
   } catch {
     return false;
   }
@@ -175,4 +177,14 @@ export function lineGroupRanges(content: Buffer, max: number): Array<[number, nu
   }
   out.push([groupStart, groupEnd]);
   return out;
+}
+
+/** Chunks of a transcript in its storage format. */
+export function chunkTranscript(content: Buffer, format: 'jsonl' | 'json', max = MAX_CHUNK_BYTES): Buffer[] {
+  return format === 'json' ? chunkJsonDocument(content, max) : chunkJsonl(content, max);
+}
+
+/** A stored transcript from its ordered chunks, in its storage format. */
+export function joinTranscriptChunks(chunks: Buffer[], format: 'jsonl' | 'json'): Buffer {
+  return format === 'json' ? joinJsonDocumentChunks(chunks) : joinJsonlChunks(chunks);
 }

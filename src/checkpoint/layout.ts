@@ -2,7 +2,7 @@
  * SPEC §2.3/§2.4: what goes where inside a checkpoint directory. Pure: given
  * what is in the tree and what a session brings, decide the files to write.
  */
-import { chunkFileName, chunkGeminiJson, chunkJsonl, contentHash, chunkIndexOf } from './chunks.js';
+import { chunkFileName, chunkTranscript, contentHash, chunkIndexOf } from './chunks.js';
 import {
   addUsage,
   encodeRootMetadata,
@@ -49,7 +49,7 @@ export function slotFiles(o: {
     files.set(chunkFileName(0), { oid: o.transcript.oid });
     files.set('content_hash.txt', 'sha256:' + o.transcript.sha256);
   } else if (o.transcript !== null) {
-    const chunks = o.format === 'json' ? chunkGeminiJson(o.transcript) : chunkJsonl(o.transcript);
+    const chunks = chunkTranscript(o.transcript, o.format);
     chunks.forEach((c, i) => files.set(chunkFileName(i), c));
     files.set('content_hash.txt', contentHash(o.transcript));
   }

@@ -78,6 +78,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
     if (stdinError !== undefined) throw stdinError;
     const event = adapter.parseHookInput(verb, stdin);
     const turn = await import('../strategy/turn.js');
+    const completed: Record<string, unknown> = {};
     const sessionLog = ctx.log.with({ session_id: event.sessionId || undefined });
     ctx.log = sessionLog;
     if (event.refused) sessionLog.warn('hook input refused', { error: event.refused.join('; ') });
@@ -94,6 +95,8 @@ export async function runHookCommand(args: string[]): Promise<void> {
       case 'turn-end': {
         const r = await turn.turnEnd(ctx, event, adapter, started);
         if (r.skippedNoCommits) writeStderr('Entire: skipping checkpoint. Will activate after first commit.\n');
+        completed.flush_wait_ms = r.flushWaitMs;
+        if (r.flushOutcome !== undefined) completed.flush = r.flushOutcome;
         break;
       }
       case 'session-end':
@@ -107,7 +110,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
       default:
         break;
     }
-    sessionLog.info('hook completed', { duration_ms: Date.now() - started });
+    sessionLog.info('hook completed', { duration_ms: Date.now() - started, ...completed });
   } catch (e) {
     try {
       log?.error('hook failed', { error: e, duration_ms: Date.now() - started });

@@ -15,7 +15,7 @@ import { openRepo, headCommit, currentBranch, revParse, type Repo } from '../git
 import { runGit } from '../git/exec.js';
 import { allCheckpointIds } from '../checkpoint/trailers.js';
 import { shardPath } from '../checkpoint/id.js';
-import { looksLikeGemini } from '../checkpoint/chunks.js';
+import { agentForStoredData, recognizeTranscript } from '../agents/registry.js';
 import { decodePromptFile, collapsePrompt } from '../checkpoint/prompts.js';
 import { addUsage, type TokenUsage } from '../checkpoint/metadata.js';
 import { metadataTipForRead } from '../store/branch.js';
@@ -138,13 +138,14 @@ function slotDir(id: string, view: CommittedSessionView): string {
   return view.slot < 0 ? shardPath(id) : `${shardPath(id)}/${view.slot}`;
 }
 
-/** SPEC §2.7: the slot's `agent`, else Gemini when the content is a Gemini document, else `Agent` (§2.10). */
+/** SPEC §2.7: the slot's `agent`, else the agent its transcript recognisably comes from, else `Agent` (§2.10). */
 async function sessionAgent(repo: Repo, tip: string, id: string, view: CommittedSessionView): Promise<string> {
   if (view.metadata.agent) return view.metadata.agent;
   const name = view.files.includes('full.jsonl') ? 'full.jsonl' : view.files.includes('full.log') ? 'full.log' : null;
   if (name) {
     const blob = await readBlob(repo, tip, `${slotDir(id, view)}/${name}`);
-    if (blob && looksLikeGemini(blob)) return 'Gemini CLI';
+    const found = blob && blob.length > 0 ? await recognizeTranscript(blob.toString('utf8')) : undefined;
+    if (found) return found.displayName;
   }
   return 'Agent';
 }
@@ -358,15 +359,16 @@ function transcriptScope(content: SessionContent, full: boolean): { from: number
 }
 
 /** Rendered transcript lines of one session (empty array when none is stored). */
-function transcriptLines(content: SessionContent, full: boolean, indent: string): { label: string; lines: string[] } {
+async function transcriptLines(content: SessionContent, full: boolean, indent: string): Promise<{ label: string; lines: string[] }> {
   if (!content.transcript || content.transcript.length === 0) return { label: 'Transcript:', lines: [`${indent}(no transcript stored)`] };
+  const adapter = await agentForStoredData(content.metadata.agent, content.transcript);
   let { from, label } = transcriptScope(content, full);
-  let lines = renderTranscript(content.transcript, content.format, { from, full, indent });
+  let lines = renderTranscript(adapter, content.transcript, content.format, { from, full, indent });
   if (lines.length === 0 && from > 0) {
     // the offset is past what was stored (e.g. a shortened legacy transcript): show the tail of all of it
     from = 0;
     label = 'Transcript:';
-    lines = renderTranscript(content.transcript, content.format, { from, full, indent });
+    lines = renderTranscript(adapter, content.transcript, content.format, { from, full, indent });
   }
   if (lines.length === 0) lines = [`${indent}(no conversation entries)`];
   return { label, lines };
@@ -429,7 +431,7 @@ async function explainCommit(repo: Repo, rev: string, opts: ExplainOptions, io: 
       io.out(`  Prompt: ${first ? collapsePrompt(first, 200) : '(none recorded)'}`);
       if (opts.short) continue;
       const content = await readSessionContent(repo, l.cp.checkpointId, { slot: s.index });
-      const t = transcriptLines(content, opts.full === true, '    ');
+      const t = await transcriptLines(content, opts.full === true, '    ');
       io.out();
       io.out(`  ${t.label}`);
       for (const line of t.lines) io.out(line);
@@ -592,7 +594,7 @@ async function explainCheckpoint(repo: Repo, q: string, opts: ExplainOptions, io
       const lines = (opts.full ? p : collapsePrompt(p, 300)).split('\n');
       lines.forEach((line, k) => io.out(k === 0 ? `  ${n + 1}. ${line}` : `     ${line}`));
     });
-    const t = transcriptLines(content, opts.full === true, '  ');
+    const t = await transcriptLines(content, opts.full === true, '  ');
     io.out(t.label);
     for (const line of t.lines) io.out(line);
   }

@@ -15,7 +15,7 @@ import { lstatSync, mkdirSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Repo } from '../git/repo.js';
 import type { AgentAdapter } from '../agents/types.js';
-import { agentByDisplayName, getAgent, DEFAULT_AGENT } from '../agents/registry.js';
+import { agentForStoredData } from '../agents/registry.js';
 import { sessionIdProblem } from '../trust/ids.js';
 import { confinedDir, readFileNoFollow, writeFileIn } from '../trust/confined.js';
 import { shellCommand } from '../trust/terminal.js';
@@ -27,9 +27,9 @@ export function agentSessionId(sid: string): string {
   return m && m[1] ? m[1] : sid;
 }
 
-/** The adapter for a stored agent display name (unknown/absent → Claude Code, SPEC §2.10). */
+/** The adapter for a stored agent display name (unknown/absent → the default agent, SPEC §2.10). */
 export async function adapterForAgentName(name: string | undefined): Promise<AgentAdapter> {
-  return getAgent((name ? agentByDisplayName(name)?.key : undefined) ?? DEFAULT_AGENT);
+  return agentForStoredData(name);
 }
 
 /** The printed command that continues a session (arguments shell-quoted, SPEC-2 §A.8). */
@@ -37,7 +37,7 @@ export function resumeCommandLine(adapter: AgentAdapter, sid: string): string {
   return shellCommand(adapter.resumeArgv(agentSessionId(sid)));
 }
 
-/** Length of a transcript in the unit its format counts: JSONL lines, Gemini messages. */
+/** Length of a transcript in the unit its format counts: JSONL lines, a document's messages. */
 export function transcriptLength(content: Buffer | string, format: 'jsonl' | 'json'): number {
   const text = typeof content === 'string' ? content : content.toString('utf8');
   if (format === 'json') {

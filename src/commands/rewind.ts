@@ -33,13 +33,16 @@ import { adapterForAgentName, restoreLine, restoreSessionTranscript, resumeComma
 import { isSessionId } from '../trust/ids.js';
 import { enabledOrSay, inThisWorktree, processIo, type Io } from './common.js';
 import { randomHex } from '../random.js';
+import { agentConfigDirs } from '../agents/registry.js';
 
 /** Points shown by `--list` (SPEC §8.7). */
 export const LIST_LIMIT = 20;
 /** Steps read per shadow branch, and HEAD commits scanned for logs-only points. */
 export const SCAN_LIMIT = 50;
-/** Never restored or deleted by a rewind. */
-export const PROTECTED_PREFIXES = ['.entire/', '.claude/', '.gemini/', '.cursor/'];
+/** Never restored or deleted by a rewind: ours and every agent's configuration (trailing `/`). */
+export async function protectedPrefixes(): Promise<string[]> {
+  return ['.entire/', ...(await agentConfigDirs())];
+}
 
 export interface RewindPoint {
   /** Step commit (shadow) or the user's commit (logs-only). */
@@ -67,8 +70,8 @@ export interface RewindOptions {
   force?: boolean;
 }
 
-export function isProtected(path: string): boolean {
-  return PROTECTED_PREFIXES.some((p) => path === p.slice(0, -1) || path.startsWith(p));
+export function isProtected(path: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((p) => path === p.slice(0, -1) || path.startsWith(p));
 }
 
 function rfc3339(d: Date | null): string {
@@ -258,7 +261,8 @@ async function withStepIndex<T>(repo: Repo, commit: string, fn: (env: Record<str
     await runGit(['read-tree', commit], { cwd: repo.root, env });
     // protected paths are neither compared nor written
     const all = splitZ((await runGit(['ls-files', '-z'], { cwd: repo.root, env })).stdout);
-    const prot = all.filter(isProtected);
+    const prefixes = await protectedPrefixes();
+    const prot = all.filter((p) => isProtected(p, prefixes));
     if (prot.length > 0) await runGit(['update-index', '--force-remove', '-z', '--stdin'], { cwd: repo.root, env, input: prot.join('\0') + '\0' });
     await runGit(['update-index', '-q', '--refresh'], { cwd: repo.root, env, allowFailure: true });
     return await fn(env);
@@ -270,10 +274,11 @@ async function withStepIndex<T>(repo: Repo, commit: string, fn: (env: Record<str
 
 async function planTree(repo: Repo, point: RewindPoint, env: Record<string, string>, states: SessionState[]): Promise<TreePlan> {
   const diff = zPairs((await runGit(['diff-files', '-z', '--name-status', '--no-renames'], { cwd: repo.root, env })).stdout);
-  const write = diff.map((d) => d.path).filter((p) => !isProtected(p));
+  const prefixes = await protectedPrefixes();
+  const write = diff.map((d) => d.path).filter((p) => !isProtected(p, prefixes));
   const missing = new Set(diff.filter((d) => d.status === 'D').map((d) => d.path));
   const others = splitZ((await runGit(['ls-files', '-z', '--others', '--exclude-standard'], { cwd: repo.root, env })).stdout).filter(
-    (p) => !isProtected(p),
+    (p) => !isProtected(p, prefixes),
   );
   const made = await agentPaths(repo, point, states);
   const remove = others.filter((p) => made.has(p));

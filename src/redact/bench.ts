@@ -1,6 +1,6 @@
 /**
  * Redaction throughput benchmark (SPEC §10: ≥ 25 MB/s of JSONL,
- * single-threaded). `benchRedaction()` builds a realistic Claude Code JSONL
+ * single-threaded). `benchRedaction()` builds a realistic agent JSONL
  * transcript in memory (the line shapes of the fixtures in
  * test/fixtures/transcripts: prompts, thinking with signatures, tool uses
  * carrying file contents, tool results, progress lines; every line with
@@ -161,7 +161,7 @@ function line(r: () => number, n: number, sid: string, cwd: string): string {
       ...base,
       type: 'assistant',
       message: {
-        model: 'claude-sonnet-4-5-20250929', id: msgId, type: 'message', role: 'assistant',
+        model: 'model-sonnet-4-5-20250929', id: msgId, type: 'message', role: 'assistant',
         content: [{ type: 'thinking', thinking: prose(r, 60), signature: alnum(r, 300) + '==' }],
         stop_reason: null, stop_sequence: null, usage,
       },
@@ -173,7 +173,7 @@ function line(r: () => number, n: number, sid: string, cwd: string): string {
       ...base,
       type: 'assistant',
       message: {
-        model: 'claude-sonnet-4-5-20250929', id: msgId, type: 'message', role: 'assistant',
+        model: 'model-sonnet-4-5-20250929', id: msgId, type: 'message', role: 'assistant',
         content: [{ type: 'tool_use', id: toolId, name: 'Write', input: { file_path: file, content } }],
         stop_reason: 'tool_use', stop_sequence: null, usage,
       },
@@ -203,7 +203,7 @@ function line(r: () => number, n: number, sid: string, cwd: string): string {
       ...base,
       type: 'assistant',
       message: {
-        model: 'claude-sonnet-4-5-20250929', id: msgId, type: 'message', role: 'assistant',
+        model: 'model-sonnet-4-5-20250929', id: msgId, type: 'message', role: 'assistant',
         content: [{ type: 'text', text: prose(r, 80) + planted }],
         stop_reason: 'end_turn', stop_sequence: null, usage,
       },
@@ -214,7 +214,7 @@ function line(r: () => number, n: number, sid: string, cwd: string): string {
       ...base,
       type: 'assistant',
       message: {
-        model: 'claude-sonnet-4-5-20250929', id: msgId, type: 'message', role: 'assistant',
+        model: 'model-sonnet-4-5-20250929', id: msgId, type: 'message', role: 'assistant',
         content: [{ type: 'tool_use', id: toolId, name: 'Bash', input: { command: `npm test -- ${file}${planted}`, description: 'Run the tests' } }],
         stop_reason: 'tool_use', stop_sequence: null, usage,
       },
@@ -224,14 +224,14 @@ function line(r: () => number, n: number, sid: string, cwd: string): string {
     obj = {
       ...base,
       type: 'progress',
-      data: { type: 'hook_progress', hookEvent: 'PostToolUse', hookName: 'PostToolUse:Write', command: 'entire hooks claude-code post-tool-use' },
+      data: { type: 'hook_progress', hookEvent: 'PostToolUse', hookName: 'PostToolUse:Write', command: 'entire hooks agent post-tool-use' },
       parentToolUseID: toolId, toolUseID: toolId, uuid: uuid(r), timestamp: ts,
     };
   }
   return JSON.stringify(obj);
 }
 
-/** A realistic Claude JSONL transcript of about `bytes` bytes (ends with a newline). */
+/** A realistic agent JSONL transcript (the default agent's shapes) of about `bytes` bytes (ends with a newline). */
 export function buildBenchTranscript(bytes = 50 * 1024 * 1024, seed = 42): string {
   const r = rng(seed);
   const sid = uuid(r);

@@ -17,7 +17,7 @@ export { FAMILIES } from './rules.js';
 /** Number of pattern rules (the entropy detector is not counted). */
 export const RULE_COUNT: number = RULES.length;
 
-/** Redacts a stored transcript: JSONL line by line, or one JSON document (Gemini). */
+/** Redacts a stored transcript: JSONL line by line, or one JSON document. */
 export function redactTranscript(text: string, format: 'jsonl' | 'json'): string {
   return format === 'json' ? redactJsonDocument(text) : redactJsonl(text);
 }

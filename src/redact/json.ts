@@ -382,7 +382,7 @@ export function redactJsonlWith(text: string, redact: RedactFn, stats?: Stats): 
   return parts.join('');
 }
 
-/** One JSON document (Gemini transcript) walked as one value; invalid JSON → text redaction. */
+/** One JSON document (a document-format transcript) walked as one value; invalid JSON → text redaction. */
 export function redactJsonDocumentWith(text: string, redact: RedactFn, stats?: Stats): string {
   const walked = walkJson(text, redact, stats);
   return walked === null ? redact(text) : walked;

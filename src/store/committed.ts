@@ -20,7 +20,7 @@ import {
   type TokenUsage,
 } from '../checkpoint/metadata.js';
 import { aggregateRoot, chooseSlot, isTranscriptFile, slotFiles, type SlotInfo } from '../checkpoint/layout.js';
-import { joinGeminiChunks, orderedChunkNames, joinJsonlChunks, looksLikeGemini, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
+import { joinTranscriptChunks, orderedChunkNames, looksLikeJsonDocument, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
 import { decodePromptFile } from '../checkpoint/prompts.js';
 import { CLI_VERSION } from '../version.js';
 import { casWrite, ensureMetadataBranch, metadataTipForRead } from './branch.js';
@@ -33,7 +33,7 @@ import { sessionIdProblem } from '../trust/ids.js';
 export interface SessionWrite {
   checkpointId: string;
   sessionId: string;
-  /** Display name (`Claude Code`, …). */
+  /** The agent's display name. */
   agent?: string;
   /** Whole transcript; plain text is redacted here. null = none stored. */
   transcript: TranscriptInput;
@@ -366,7 +366,7 @@ export async function readSessionContent(repo: Repo, id: string, which: { slot?:
     const b = await readBlob(repo, tip, `${dirPath}/${n}`);
     if (b) chunks.push(b);
   }
-  const { format, transcript } = joinStoredTranscript(chunks, s.metadata.agent);
+  const { format, transcript } = joinStoredTranscript(chunks);
   const prompt = await readBlob(repo, tip, `${dirPath}/prompt.txt`);
   const context = await readBlob(repo, tip, `${dirPath}/context.md`);
   const hash = await readBlob(repo, tip, `${dirPath}/content_hash.txt`);
@@ -382,11 +382,11 @@ export async function readSessionContent(repo: Repo, id: string, which: { slot?:
 }
 
 /** A slot's transcript chunks (in chunk order) joined back into one transcript, in its format. */
-export function joinStoredTranscript(chunks: Buffer[], agent: string | undefined): { format: 'jsonl' | 'json'; transcript: Buffer | null } {
-  const isGemini = agent === 'Gemini CLI' || (!agent && chunks.length > 0 && looksLikeGemini(chunks[0]!));
-  const format: 'jsonl' | 'json' = isGemini ? 'json' : 'jsonl';
+export function joinStoredTranscript(chunks: Buffer[]): { format: 'jsonl' | 'json'; transcript: Buffer | null } {
+  // the content says its format (SPEC §2.7): an agent may write either (legacy documents, JSONL today)
+  const format: 'jsonl' | 'json' = chunks.length > 0 && looksLikeJsonDocument(chunks[0]!) ? 'json' : 'jsonl';
   if (chunks.length === 0) return { format, transcript: null };
-  return { format, transcript: format === 'json' ? joinGeminiChunks(chunks) : joinJsonlChunks(chunks) };
+  return { format, transcript: joinTranscriptChunks(chunks, format) };
 }
 
 export interface CheckpointListItem {

@@ -11,7 +11,7 @@ import { readRef, updateRefs } from '../git/refs.js';
 import { runGit } from '../git/exec.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
 import { shadowStepMessage } from '../checkpoint/messages.js';
-import { chunkFileName, chunkJsonl, chunkGeminiJson, chunkIndexOf, joinJsonlChunks, joinGeminiChunks, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
+import { chunkFileName, chunkTranscript, chunkIndexOf, joinTranscriptChunks, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
 import { encodeContextFile, encodePromptFile } from '../checkpoint/prompts.js';
 import { casPrepare, casWrite, type BuildResult } from './branch.js';
 import { mark } from '../timing.js';
@@ -65,7 +65,7 @@ async function overlayFiles(sessionId: string, m: StepMetadata): Promise<Map<str
   } else if (m.transcript !== null) {
     const text = m.transcript instanceof PreRedacted ? await m.transcript.text() : await redactText(m.transcript, m.format);
     const buf = Buffer.from(text, 'utf8');
-    const chunks = m.format === 'json' ? chunkGeminiJson(buf) : chunkJsonl(buf);
+    const chunks = chunkTranscript(buf, m.format);
     chunks.forEach((c, i) => out.set(`${dir}/${chunkFileName(i)}`, c));
   }
   const prompts = m.promptsRedacted ? m.prompts : await Promise.all(m.prompts.map((p) => redactText(p, 'text')));
@@ -202,7 +202,7 @@ export async function readShadowTranscript(
     if (b) chunks.push(b);
   }
   if (chunks.length === 0) return null;
-  return format === 'json' ? joinGeminiChunks(chunks) : joinJsonlChunks(chunks);
+  return joinTranscriptChunks(chunks, format);
 }
 
 /**

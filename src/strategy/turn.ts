@@ -221,10 +221,19 @@ async function reinstallHooksIfMissing(ctx: HookContext): Promise<void> {
 
 // --------------------------------------------------------------------- turn end
 
-export async function turnEnd(ctx: HookContext, event: HookEvent, adapter: AgentAdapter, startedAt: number): Promise<{ skippedNoCommits: boolean }> {
+export async function turnEnd(
+  ctx: HookContext,
+  event: HookEvent,
+  adapter: AgentAdapter,
+  startedAt: number,
+): Promise<{ skippedNoCommits: boolean; flushWaitMs: number; flushOutcome?: string }> {
   const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath, refusedPath(ctx));
   // 1. wait (outside the lock) for the agent to flush the transcript
-  if (transcriptPath) await adapter.waitForTranscriptFlush(transcriptPath, { startedAt }).catch(() => undefined);
+  const flush = transcriptPath
+    ? await adapter
+        .waitForTranscriptFlush(transcriptPath, { startedAt, ...(event.response !== undefined ? { response: event.response } : {}) })
+        .catch(() => undefined)
+    : undefined;
   mark('stop: flushed');
   await recoverInterruptedCommit(ctx);
   let skipped = false;
@@ -261,7 +270,7 @@ export async function turnEnd(ctx: HookContext, event: HookEvent, adapter: Agent
   fault('stop-after-save');
   removeScratch(ctx.repo.root, prePromptName(event.sessionId));
   await mergeSmallPacksQuietly(ctx);
-  return { skippedNoCommits: skipped };
+  return { skippedNoCommits: skipped, flushWaitMs: flush?.waitedMs ?? 0, ...(flush ? { flushOutcome: flush.outcome } : {}) };
 }
 
 /** Off the commit path: fold the small packs our writes left into one (src/git/pack-merge.ts). */

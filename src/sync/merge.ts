@@ -182,7 +182,7 @@ async function joinedTranscript(repo: Repo, s: SlotTree): Promise<Buffer> {
     const b = await blob(repo, blobs.get(n)!);
     if (b) parts.push(b);
   }
-  return joinStoredTranscript(parts, s.metadata.agent).transcript ?? Buffer.alloc(0);
+  return joinStoredTranscript(parts).transcript ?? Buffer.alloc(0);
 }
 
 /** SPEC-2 §A.7: the remote slot of the same session strictly extends ours and its hash verifies. */

@@ -1,38 +1,34 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupAll, FIXTURES, tempDir } from '../helpers/repo.js';
-import { hasStopSentinel, readTail, stopWaitCapFromEnv, waitForTranscriptFlush } from '../../src/agents/flush.js';
+import { linesFromEnd, readTail, stopWaitCapFromEnv, waitForFlush } from '../../src/agents/flush.js';
+import { claudeFlushProbe, lastAssistantText } from '../../src/agents/claude-code/flush.js';
 import { getAgent } from '../../src/agents/registry.js';
 
 afterAll(cleanupAll);
 
-const small = readFileSync(join(FIXTURES, 'transcripts', 'claude-small.jsonl'), 'utf8');
-// The fixture's last line is the Stop hook_progress line, timestamp 2026-02-10T09:15:06.620Z.
-const SENTINEL_AT = Date.parse('2026-02-10T09:15:06.620Z');
+// A real Claude Code 2.1.332 transcript after turn 1 and its Stop payload (SPEC-2 §B.4):
+// the last assistant line is followed by system/stop_hook_summary, last-prompt and cost-state.
+const REAL = join(FIXTURES, 'real-agents', 'claude-code');
+const turn1 = readFileSync(join(REAL, 'p-turn1.truncated.jsonl'), 'utf8');
+const stopPayload = JSON.parse(readFileSync(join(REAL, 'a1-03-stop.json'), 'utf8')) as { last_assistant_message: string };
+/** The transcript as it is while Stop runs: everything before the lines Claude writes after the hook. */
+const atStop = turn1.split('\n').slice(0, 39).join('\n') + '\n';
 
-function progressLine(ts: string, command = 'entire hooks claude-code stop'): string {
-  return JSON.stringify({ type: 'progress', data: { type: 'hook_progress', hookEvent: 'Stop', command }, uuid: 'p', timestamp: ts }) + '\n';
-}
-
-describe('hasStopSentinel', () => {
-  it('finds the fixture sentinel within ±2 s of the hook start, not outside', () => {
-    expect(hasStopSentinel(small, SENTINEL_AT)).toBe(true);
-    expect(hasStopSentinel(small, SENTINEL_AT + 2000)).toBe(true);
-    expect(hasStopSentinel(small, SENTINEL_AT - 1999)).toBe(true);
-    expect(hasStopSentinel(small, SENTINEL_AT + 2001)).toBe(false);
-    // turn 1's sentinel (09:14:21.620Z) matches a hook started then
-    expect(hasStopSentinel(small, Date.parse('2026-02-10T09:14:22.000Z'))).toBe(true);
-    expect(hasStopSentinel(small, Date.parse('2026-02-10T09:14:40.000Z'))).toBe(false);
+describe('Claude: the last assistant text on disk', () => {
+  it('is the Stop payload\'s last_assistant_message on the real transcript', () => {
+    expect(lastAssistantText(turn1, true)).toBe(stopPayload.last_assistant_message);
+    expect(lastAssistantText(atStop, true)).toBe(stopPayload.last_assistant_message);
   });
 
-  it('needs the stop command on the line; the legacy spelling counts; a cut line uses its timestamp field', () => {
-    const ts = '2026-03-01T10:00:00.000Z';
-    const t = Date.parse(ts);
-    expect(hasStopSentinel(progressLine(ts, 'entire hooks claude-code user-prompt-submit'), t)).toBe(false);
-    expect(hasStopSentinel(progressLine(ts, 'entire hooks claudecode stop'), t)).toBe(true);
-    expect(hasStopSentinel('"command":"entire hooks claude-code stop"},"timestamp":"' + ts + '"}\n', t)).toBe(true);
-    expect(hasStopSentinel('entire hooks claude-code stop, no timestamp here\n', t)).toBe(false);
+  it('skips a cut first line and a line still being written', () => {
+    const line = JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'first' }] } });
+    expect(lastAssistantText(line + '\n', false)).toBeUndefined();
+    expect(lastAssistantText(line + '\n', true)).toBe('first');
+    expect(lastAssistantText(line + '\n' + line.slice(0, 30), true)).toBe('first');
+    expect([...linesFromEnd('a\nb\nc\n', false)]).toEqual(['c', 'b']);
+    expect([...linesFromEnd('a\nb\nc', true)]).toEqual(['c', 'b', 'a']);
   });
 });
 
@@ -50,39 +46,55 @@ describe('readTail', () => {
   it('returns the size and only the last bytes', () => {
     const p = join(tempDir(), 't.jsonl');
     writeFileSync(p, 'a'.repeat(100) + 'END');
-    expect(readTail(p, 5)).toEqual({ size: 103, tail: 'aaEND' });
+    expect(readTail(p, 5)).toEqual({ size: 103, tail: 'aaEND', whole: false });
+    expect(readTail(p, 500).whole).toBe(true);
     expect(readTail(join(tempDir(), 'missing')).size).toBe(-1);
   });
 });
 
-describe('waitForTranscriptFlush', () => {
+describe('turn-end flush wait', () => {
   it('cap 0 means no wait', async () => {
-    const r = await waitForTranscriptFlush('/does/not/matter', { startedAt: Date.now(), capMs: 0, mode: 'claude' });
+    const r = await waitForFlush('/does/not/matter', { capMs: 0 });
     expect(r.outcome).toBe('disabled');
   });
 
-  it('Claude: returns on the sentinel', async () => {
+  it('Claude: flushed at once when the answer is on disk (no wait)', async () => {
     const p = join(tempDir(), 's.jsonl');
-    const now = Date.now();
-    writeFileSync(p, small + progressLine(new Date(now).toISOString()));
+    writeFileSync(p, atStop);
     const claude = await getAgent('claude-code');
-    const r = await claude.waitForTranscriptFlush(p, { startedAt: now, capMs: 10_000 });
-    expect(r.outcome).toBe('sentinel');
+    const r = await claude.waitForTranscriptFlush(p, { startedAt: Date.now(), capMs: 10_000, response: stopPayload.last_assistant_message });
+    expect(r).toEqual({ outcome: 'flushed', waitedMs: 0 });
   });
 
-  it('Claude: without a sentinel, returns once the size is stable', async () => {
+  it('Claude: waits for the answer to be written, then returns flushed', async () => {
     const p = join(tempDir(), 's.jsonl');
-    writeFileSync(p, small);
-    const r = await waitForTranscriptFlush(p, { startedAt: Date.now(), capMs: 10_000, agent: 'claude-code' });
-    expect(r.outcome).toBe('stable');
+    const lines = atStop.split('\n');
+    writeFileSync(p, lines.slice(0, 37).join('\n') + '\n'); // before the final text line
+    // a settle time longer than the cap: only the answer landing can end this wait
+    const waiting = waitForFlush(p, { capMs: 60_000, settleMs: 120_000, probe: claudeFlushProbe(stopPayload.last_assistant_message) });
+    let appended = false;
+    const writer = setInterval(() => {
+      if (!appended) appendFileSync(p, lines.slice(37).join('\n'));
+      appended = true;
+      clearInterval(writer);
+    }, 5);
+    expect((await waiting).outcome).toBe('flushed');
   });
 
-  it('Gemini: returns when the document parses; times out while it does not', async () => {
+  it('Claude: without an answer in the payload, returns once the size is stable', async () => {
+    const p = join(tempDir(), 's.jsonl');
+    writeFileSync(p, atStop);
+    const claude = await getAgent('claude-code');
+    expect((await claude.waitForTranscriptFlush(p, { startedAt: Date.now(), capMs: 10_000 })).outcome).toBe('stable');
+    expect((await claude.waitForTranscriptFlush(p, { startedAt: Date.now(), capMs: 10_000, response: 'something else' })).outcome).toBe('stable');
+  });
+
+  it('Gemini legacy document: returns when it parses; times out while it does not', async () => {
     const dir = tempDir();
     const good = join(dir, 'good.json');
     writeFileSync(good, '{"messages":[]}');
     const gemini = await getAgent('gemini');
-    expect((await gemini.waitForTranscriptFlush(good, { startedAt: Date.now(), capMs: 10_000 })).outcome).toBe('parsed');
+    expect((await gemini.waitForTranscriptFlush(good, { startedAt: Date.now(), capMs: 10_000 })).outcome).toBe('flushed');
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"messages":[');
     expect((await gemini.waitForTranscriptFlush(bad, { startedAt: Date.now(), capMs: 120 })).outcome).toBe('timeout');

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { parseHookInput } from '../../src/agents/hook-input.js';
+import { parseClaudeHookInput } from '../../src/agents/claude-code/hook-input.js';
+import { parseGeminiHookInput } from '../../src/agents/gemini/hook-input.js';
+import { parseCursorHookInput } from '../../src/agents/cursor/hook-input.js';
 import { isEntireError } from '../../src/errors.js';
 import type { AgentKey } from '../../src/agents/types.js';
+
+const PARSERS: Record<string, (verb: string, stdin: string) => ReturnType<typeof parseClaudeHookInput>> = {
+  'claude-code': parseClaudeHookInput,
+  gemini: parseGeminiHookInput,
+  cursor: parseCursorHookInput,
+};
+function parseHookInput(agent: AgentKey, verb: string, stdin: string) {
+  return PARSERS[agent]!(verb, stdin);
+}
 
 const SID = '7c1e4f2a-9b3d-4e8a-a1f6-2d5c8e0b4f71';
 const TP = `/home/dev/.claude/projects/-home-dev-projects-acme-api/${SID}.jsonl`;

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { cleanupAll, tempDir } from '../helpers/repo.js';
 import { AGENT_KEYS, agentByDisplayName, agentInfo, getAgent, isAgentKey } from '../../src/agents/registry.js';
 import { sanitizePathForDir, toRepoRelative } from '../../src/agents/paths.js';
-import { cleanCursorPrompt, cleanPrompt } from '../../src/agents/text.js';
+import { cleanPrompt } from '../../src/agents/text.js';
+import { cleanCursorPrompt } from '../../src/agents/cursor/text.js';
 import { EntireError } from '../../src/errors.js';
 
 afterAll(cleanupAll);
@@ -40,8 +41,8 @@ describe('registry', () => {
 
   it('unknown keys throw UNKNOWN_AGENT with a clear message', async () => {
     await expect(getAgent('codex')).rejects.toBeInstanceOf(EntireError);
-    await expect(getAgent('codex')).rejects.toMatchObject({ code: 'UNKNOWN_AGENT', message: 'Unknown agent "codex".' });
-    expect(() => agentInfo('x')).toThrow('Unknown agent "x".');
+    await expect(getAgent('codex')).rejects.toMatchObject({ code: 'UNKNOWN_AGENT', message: 'Unknown agent "codex" (known agents: claude-code, gemini, cursor).' });
+    expect(() => agentInfo('x')).toThrow('Unknown agent "x" (known agents: claude-code, gemini, cursor).');
     expect(agentByDisplayName('Agent')).toBeUndefined();
   });
 

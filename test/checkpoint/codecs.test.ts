@@ -9,7 +9,7 @@ import {
   decodeRootMetadata,
   formatCreatedAt,
 } from '../../src/checkpoint/metadata.js';
-import { chunkJsonl, joinJsonlChunks, contentHash, chunkGeminiJson, joinGeminiChunks, chunkIndexOf } from '../../src/checkpoint/chunks.js';
+import { chunkJsonl, joinJsonlChunks, contentHash, chunkJsonDocument, joinJsonDocumentChunks, chunkIndexOf } from '../../src/checkpoint/chunks.js';
 import { encodeContextFile, encodePromptFile, decodePromptFile, collapsePrompt } from '../../src/checkpoint/prompts.js';
 import { condenseMessage, finalizeMessage, shadowStepMessage, stepSubject } from '../../src/checkpoint/messages.js';
 import { chooseSlot } from '../../src/checkpoint/layout.js';
@@ -170,9 +170,9 @@ describe('chunking (SPEC §2.7)', () => {
 
   it('chunks Gemini documents losslessly', () => {
     const doc = { sessionId: 's', messages: Array.from({ length: 20 }, (_, i) => ({ id: `m${i}`, type: 'user', content: 'x'.repeat(30) })) };
-    const chunks = chunkGeminiJson(Buffer.from(JSON.stringify(doc)), 300);
+    const chunks = chunkJsonDocument(Buffer.from(JSON.stringify(doc)), 300);
     expect(chunks.length).toBeGreaterThan(1);
-    const back = JSON.parse(joinGeminiChunks(chunks).toString());
+    const back = JSON.parse(joinJsonDocumentChunks(chunks).toString());
     expect(back.messages).toEqual(doc.messages);
     expect(back.sessionId).toBe('s');
   });

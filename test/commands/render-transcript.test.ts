@@ -2,7 +2,15 @@ import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIXTURES } from '../helpers/repo.js';
-import { renderEntries, renderTranscript, toolLine, transcriptEntries } from '../../src/commands/render-transcript.js';
+import { renderEntries, renderTranscript as render } from '../../src/commands/render-transcript.js';
+import { toolLine, type TranscriptEntry } from '../../src/agents/entries.js';
+import { getAgent } from '../../src/agents/registry.js';
+
+const claudeAgent = await getAgent('claude-code');
+const geminiAgent = await getAgent('gemini');
+const renderTranscript = (t: string, format: 'jsonl' | 'json') => render(format === 'json' ? geminiAgent : claudeAgent, t, format);
+const transcriptEntries = (t: string, format: 'jsonl' | 'json', from: number): TranscriptEntry[] =>
+  (format === 'json' ? geminiAgent : claudeAgent).transcriptEntries(t, format, from);
 
 const claude = readFileSync(join(FIXTURES, 'transcripts', 'claude-small.jsonl'), 'utf8');
 const gemini = readFileSync(join(FIXTURES, 'transcripts', 'gemini-small.json'), 'utf8');

@@ -1,23 +1,28 @@
-/** Claude Code adapter (SPEC §7.1). */
-import { waitForTranscriptFlush } from '../flush.js';
-import { parseHookInput } from '../hook-input.js';
-import { HOOK_VERBS } from '../hook-verbs.js';
+/** Claude Code adapter (SPEC §7.1, SPEC-2 §B). */
+import { waitForFlush } from '../flush.js';
+import { jsonlEntries } from '../entries.js';
+import { isMessagesDocument, jsonlCwd } from '../jsonl.js';
+import { cleanPrompt } from '../text.js';
 import type { AgentAdapter } from '../types.js';
+import { claudeFlushProbe } from './flush.js';
+import { parseClaudeHookInput } from './hook-input.js';
 import { claudeHooksInstalled, installClaudeHooks, uninstallClaudeHooks } from './hooks.js';
 import { analyzeClaudeFile, analyzeClaudeJsonl, claudeFilePosition, claudeTranscriptPath, claudeTranscriptRoot } from './transcript.js';
+import { CLAUDE_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
 
 export const claudeCodeAgent: AgentAdapter = {
   key: 'claude-code',
   displayName: 'Claude Code',
   transcriptFormat: 'jsonl',
-  hookVerbs: Object.keys(HOOK_VERBS['claude-code']),
+  hookVerbs: Object.keys(CLAUDE_VERBS),
+  configDirs: ['.claude/'],
 
   installHooks: installClaudeHooks,
   uninstallHooks: uninstallClaudeHooks,
   hooksInstalled: claudeHooksInstalled,
 
-  parseHookInput: (verb, stdinText) => parseHookInput('claude-code', verb, stdinText),
+  parseHookInput: parseClaudeHookInput,
 
   analyzeTranscript: (text, options = {}) =>
     analyzeClaudeJsonl(text, {
@@ -26,7 +31,12 @@ export const claudeCodeAgent: AgentAdapter = {
     }),
   analyzeTranscriptFile: analyzeClaudeFile,
   transcriptPosition: claudeFilePosition,
-  waitForTranscriptFlush: (path, options) => waitForTranscriptFlush(path, { ...options, mode: 'claude' }),
+  waitForTranscriptFlush: (path, options) => waitForFlush(path, { ...options, probe: claudeFlushProbe(options.response) }),
+
+  transcriptEntries: (text, _format, from) => jsonlEntries(text, from, cleanPrompt),
+  // JSONL is the default reading of a slot that names no agent (SPEC §2.10)
+  recognizesTranscript: (text) => text.trim() !== '' && !isMessagesDocument(text),
+  transcriptProjectRoot: (text) => jsonlCwd(text),
 
   transcriptRoot: claudeTranscriptRoot,
   resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>

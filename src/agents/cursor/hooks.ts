@@ -1,6 +1,6 @@
 /** Cursor hook installation (SPEC §7.3) into `.cursor/hooks.json` `{"version":1,"hooks":{…}}`. */
 import { join } from 'node:path';
-import { HOOK_VERBS } from '../hook-verbs.js';
+import { CURSOR_VERBS } from './verbs.js';
 import { arrayAt, cloneJson, isObject, loadSettings, objectAt, saveSettingsIfChanged, tryLoadSettings } from '../settings-file.js';
 import type { HookInstallOptions, HookInstallResult, HookUninstallResult } from '../types.js';
 
@@ -21,7 +21,7 @@ export function cursorCommand(verb: string): string {
 
 export function ourCursorVerb(command: string): string | undefined {
   const verb = OUR_COMMAND_RE.exec(command)?.[1];
-  return verb !== undefined && Object.prototype.hasOwnProperty.call(HOOK_VERBS.cursor, verb) ? verb : undefined;
+  return verb !== undefined && Object.prototype.hasOwnProperty.call(CURSOR_VERBS, verb) ? verb : undefined;
 }
 
 function commandOf(entry: unknown): string | undefined {

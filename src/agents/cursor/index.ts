@@ -1,23 +1,30 @@
 /** Cursor adapter (SPEC §7.3, experimental). */
-import { waitForTranscriptFlush } from '../flush.js';
-import { parseHookInput } from '../hook-input.js';
-import { HOOK_VERBS } from '../hook-verbs.js';
+import { waitForFlush } from '../flush.js';
+import { jsonlEntries } from '../entries.js';
+import { jsonlCwd } from '../jsonl.js';
 import type { AgentAdapter } from '../types.js';
+import { parseCursorHookInput } from './hook-input.js';
 import { cursorHooksInstalled, installCursorHooks, uninstallCursorHooks } from './hooks.js';
+import { cleanCursorPrompt } from './text.js';
 import { analyzeCursorFile, analyzeCursorJsonl, cursorFilePosition, cursorTranscriptPath, cursorTranscriptRoot } from './transcript.js';
+import { CURSOR_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
+
+/** Cursor's stop carries no answer and its transcript no end marker: the size must settle (v1 §6.2). */
+const SETTLE_MS = 500;
 
 export const cursorAgent: AgentAdapter = {
   key: 'cursor',
   displayName: 'Cursor',
   transcriptFormat: 'jsonl',
-  hookVerbs: Object.keys(HOOK_VERBS.cursor),
+  hookVerbs: Object.keys(CURSOR_VERBS),
+  configDirs: ['.cursor/'],
 
   installHooks: installCursorHooks,
   uninstallHooks: uninstallCursorHooks,
   hooksInstalled: cursorHooksInstalled,
 
-  parseHookInput: (verb, stdinText) => parseHookInput('cursor', verb, stdinText),
+  parseHookInput: parseCursorHookInput,
 
   analyzeTranscript: (text, options = {}) =>
     analyzeCursorJsonl(text, {
@@ -26,8 +33,12 @@ export const cursorAgent: AgentAdapter = {
     }),
   analyzeTranscriptFile: analyzeCursorFile,
   transcriptPosition: cursorFilePosition,
-  // No sentinel line: wait for the size to settle.
-  waitForTranscriptFlush: (path, options) => waitForTranscriptFlush(path, { ...options, mode: 'jsonl' }),
+  waitForTranscriptFlush: (path, options) => waitForFlush(path, { ...options, settleMs: SETTLE_MS }),
+
+  transcriptEntries: (text, _format, from) => jsonlEntries(text, from, cleanCursorPrompt),
+  // its JSONL is not told apart from other agents' by content (SPEC §2.7): never guessed
+  recognizesTranscript: () => false,
+  transcriptProjectRoot: (text) => jsonlCwd(text),
 
   transcriptRoot: cursorTranscriptRoot,
   resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>

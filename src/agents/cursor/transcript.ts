@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { analyzeJsonl, analyzeJsonlFile, jsonlFilePosition, type JsonlDialect } from '../jsonl.js';
 import { homeDir, sanitizePathForDir } from '../paths.js';
-import { cleanCursorPrompt } from '../text.js';
+import { cleanCursorPrompt } from './text.js';
 import type { AnalyzeFileOptions, TranscriptAnalysis, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
 
 export const CURSOR_DIALECT: JsonlDialect = {

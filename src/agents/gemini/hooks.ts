@@ -1,7 +1,7 @@
 /** Gemini CLI hook installation (SPEC §7.2) into `.gemini/settings.json`. */
 import { join } from 'node:path';
 import { addEntry, groupsAt, hasCommand, removeOurEntries, rewriteEntries } from '../hook-groups.js';
-import { HOOK_VERBS } from '../hook-verbs.js';
+import { GEMINI_VERBS } from './verbs.js';
 import { cloneJson, isObject, loadSettings, objectAt, saveSettingsIfChanged, tryLoadSettings } from '../settings-file.js';
 import type { HookInstallOptions, HookInstallResult, HookUninstallResult } from '../types.js';
 
@@ -26,7 +26,7 @@ export function geminiCommand(verb: string): string {
 export function ourGeminiVerb(command: string): string | undefined {
   const m = OUR_COMMAND_RE.exec(command);
   const verb = m?.[1];
-  return verb !== undefined && Object.prototype.hasOwnProperty.call(HOOK_VERBS.gemini, verb) ? verb : undefined;
+  return verb !== undefined && Object.prototype.hasOwnProperty.call(GEMINI_VERBS, verb) ? verb : undefined;
 }
 
 const isOurs = (cmd: string) => ourGeminiVerb(cmd) !== undefined;

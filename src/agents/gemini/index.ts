@@ -1,13 +1,24 @@
 /** Gemini CLI adapter (SPEC §7.2). */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitForTranscriptFlush } from '../flush.js';
-import { parseHookInput } from '../hook-input.js';
-import { HOOK_VERBS } from '../hook-verbs.js';
+import { readTail, waitForFlush, type FlushProbe } from '../flush.js';
+import { isMessagesDocument } from '../jsonl.js';
 import type { AgentAdapter } from '../types.js';
+import { parseGeminiHookInput } from './hook-input.js';
 import { geminiHooksInstalled, installGeminiHooks, uninstallGeminiHooks } from './hooks.js';
-import { analyzeGeminiFile, analyzeGeminiJson, geminiChatsDir, geminiFilePosition, geminiRestorePath, geminiTranscriptRoot } from './transcript.js';
-import { chooseTranscriptPath } from '../../trust/transcript-file.js';
+import { geminiTranscriptEntries } from './render.js';
+import {
+  analyzeGeminiFile,
+  analyzeGeminiJson,
+  geminiChatsDir,
+  geminiFilePosition,
+  geminiProjectRoot,
+  geminiRestorePath,
+  geminiTranscriptRoot,
+  parseGeminiTranscript,
+} from './transcript.js';
+import { GEMINI_VERBS } from './verbs.js';
+import { chooseTranscriptPath, readTranscriptFile } from '../../trust/transcript-file.js';
 
 /**
  * Without `transcript_path`: the newest `chats/session-*-<sid[0:8]>.json`
@@ -28,22 +39,45 @@ export function findGeminiTranscript(repoRoot: string, sessionId: string): strin
   return newest !== undefined ? join(dir, newest) : geminiRestorePath(repoRoot, sessionId);
 }
 
+/** A JSON document is on disk once it parses; until then a settled size proves nothing. */
+function documentProbe(path: string): FlushProbe {
+  const size = readTail(path, 0).size;
+  if (size < 0) return { size, flushed: false };
+  try {
+    JSON.parse(readTranscriptFile(path)?.toString('utf8') ?? '');
+    return { size, flushed: true };
+  } catch {
+    return { size, flushed: false, mayStabilise: false };
+  }
+}
+
 export const geminiAgent: AgentAdapter = {
   key: 'gemini',
   displayName: 'Gemini CLI',
   transcriptFormat: 'json',
-  hookVerbs: Object.keys(HOOK_VERBS.gemini),
+  hookVerbs: Object.keys(GEMINI_VERBS),
+  configDirs: ['.gemini/'],
 
   installHooks: installGeminiHooks,
   uninstallHooks: uninstallGeminiHooks,
   hooksInstalled: geminiHooksInstalled,
 
-  parseHookInput: (verb, stdinText) => parseHookInput('gemini', verb, stdinText),
+  parseHookInput: parseGeminiHookInput,
 
   analyzeTranscript: (text, options = {}) => analyzeGeminiJson(text, options.from !== undefined ? { from: options.from } : {}),
   analyzeTranscriptFile: analyzeGeminiFile,
   transcriptPosition: (path) => geminiFilePosition(path),
-  waitForTranscriptFlush: (path, options) => waitForTranscriptFlush(path, { ...options, mode: 'json' }),
+  waitForTranscriptFlush: (path, options) => waitForFlush(path, { ...options, probe: documentProbe }),
+
+  transcriptEntries: (text, _format, from) => geminiTranscriptEntries(text, from),
+  recognizesTranscript: (text) => isMessagesDocument(text),
+  transcriptProjectRoot: (text, modifiedFiles) => {
+    try {
+      return geminiProjectRoot(parseGeminiTranscript(text), modifiedFiles);
+    } catch {
+      return undefined;
+    }
+  },
 
   transcriptRoot: geminiTranscriptRoot,
   resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { EntireError } from '../../errors.js';
 import { printJson } from '../output.js';
+import { agentKeyList } from '../../agents/registry.js';
 
 /**
  * Hidden `entire debug transcript <path> --agent <key> [--from N] [--root DIR]`
@@ -14,8 +15,8 @@ export function register(program: Command): void {
     .command('transcript')
     .description('Print what Entire reads from an agent transcript')
     .argument('<path>', 'transcript file')
-    .option('--agent <key>', 'claude-code | gemini | cursor (default: detected from the content)')
-    .option('--from <n>', 'offset: JSONL line / Gemini message index to analyse from', '0')
+    .option('--agent <key>', `${agentKeyList().replace(/, /g, ' | ')} (default: detected from the content)`)
+    .option('--from <n>', "offset to analyse from, in the agent's unit (JSONL line, document message)", '0')
     .option('--root <dir>', 'repository root for modified_files (default: the root the transcript names)')
     .action(async (path: string, opts: { agent?: string; from: string; root?: string }) => {
       await runDebugTranscript(path, opts);
@@ -30,13 +31,13 @@ async function runDebugTranscript(path: string, opts: { agent?: string; from: st
   if (!existsSync(path) || !statSync(path).isFile()) {
     throw new EntireError('TRANSCRIPT_UNREADABLE', `cannot read transcript ${path}`, { detail: { path } });
   }
-  const { getAgent } = await import('../../agents/registry.js');
+  const { getAgent, agentForStoredData } = await import('../../agents/registry.js');
   const { toRepoRelative } = await import('../../agents/paths.js');
-  const key = opts.agent ?? detectAgent(path);
-  const agent = await getAgent(key);
+  const text = readFileSync(path, 'utf8');
+  const agent = opts.agent !== undefined ? await getAgent(opts.agent) : await agentForStoredData(undefined, text);
   const { analysis } = agent.analyzeTranscriptFile(path, { from });
 
-  const root = opts.root ?? (await transcriptRoot(key, path, analysis.modifiedFiles));
+  const root = opts.root ?? agent.transcriptProjectRoot(text, analysis.modifiedFiles);
   const modified = root !== undefined ? toRepoRelative(analysis.modifiedFiles, root) : analysis.modifiedFiles;
   printJson({
     position: analysis.position,
@@ -45,41 +46,4 @@ async function runDebugTranscript(path: string, opts: { agent?: string; from: st
     prompts: analysis.prompts,
     token_usage: analysis.tokenUsage,
   });
-}
-
-/** SPEC §2.7's rule: a document starting `{` with a `messages` array is Gemini; otherwise Claude JSONL. */
-function detectAgent(path: string): string {
-  const text = readFileSync(path, 'utf8');
-  if (text.trimStart().startsWith('{')) {
-    try {
-      const v: unknown = JSON.parse(text);
-      if (v !== null && typeof v === 'object' && Array.isArray((v as { messages?: unknown }).messages)) return 'gemini';
-    } catch {
-      /* JSONL */
-    }
-  }
-  return 'claude-code';
-}
-
-/**
- * The project root the transcript itself names: Claude/Cursor lines carry
- * `cwd`; a Gemini document's `projectHash` is the SHA-256 of its root.
- */
-async function transcriptRoot(key: string, path: string, paths: readonly string[]): Promise<string | undefined> {
-  const text = readFileSync(path, 'utf8');
-  if (key === 'gemini') {
-    const { parseGeminiTranscript, geminiProjectRoot } = await import('../../agents/gemini/transcript.js');
-    try {
-      return geminiProjectRoot(parseGeminiTranscript(text), paths);
-    } catch {
-      return undefined;
-    }
-  }
-  const m = /"cwd"\s*:\s*"((?:[^"\\]|\\.)+)"/.exec(text);
-  if (!m || m[1] === undefined) return undefined;
-  try {
-    return JSON.parse(`"${m[1]}"`) as string;
-  } catch {
-    return undefined;
-  }
 }

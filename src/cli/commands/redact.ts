@@ -22,7 +22,7 @@ function readInput(file: string | undefined): string {
  * SPEC §8.10 `entire redact [--jsonl] [--stats] [FILE]`: writes FILE (or
  * standard input) to standard output exactly as it would be stored.
  * `--jsonl` applies the §3.2 JSONL walk, `--json` walks one JSON document
- * (a Gemini transcript), otherwise the text is redacted as plain text.
+ * (a transcript stored as a document), otherwise the text is redacted as plain text.
  * `--stats` prints `<rule>\t<count>` lines to standard error.
  */
 export function register(program: Command): void {
@@ -31,7 +31,7 @@ export function register(program: Command): void {
     .description('Show what would be stored: redact secrets from FILE or standard input')
     .argument('[file]', 'file to redact (default: standard input)')
     .option('--jsonl', 'treat the input as a JSONL transcript (walk each line)')
-    .option('--json', 'treat the input as one JSON document (Gemini transcript)')
+    .option('--json', 'treat the input as one JSON document (a document-format transcript)')
     .option('--stats', 'print per-rule counts to standard error')
     .action(async (file: string | undefined, opts: RedactOptions) => {
       if (opts.jsonl && opts.json) throw new EntireError('INVALID_USAGE', '--jsonl and --json cannot be combined');
