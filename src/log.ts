@@ -28,6 +28,10 @@ export interface LogFields {
   duration_ms?: number;
   /** An Error (message and cause chain are logged) or a string. */
   error?: unknown;
+  /** Turn end: how long the hook waited for the agent's transcript (SPEC-2 §B.4). */
+  flush_wait_ms?: number;
+  /** More fields of this line, written after the known ones (names never override them). */
+  details?: Record<string, string | number | boolean>;
 }
 
 export interface Logger {
@@ -38,7 +42,7 @@ export interface Logger {
   warn(msg: string, fields?: LogFields | Error): void;
   error(msg: string, fields?: LogFields | Error): void;
   /** A logger that adds these fields to every line. */
-  with(fields: Omit<LogFields, 'error' | 'duration_ms'>): Logger;
+  with(fields: Omit<LogFields, 'error' | 'duration_ms' | 'flush_wait_ms' | 'details'>): Logger;
 }
 
 /** A level name (debug/info/warn/warning/error, any case), else null. */
@@ -137,7 +141,7 @@ function build(
   root: string | undefined,
   level: LogLevel,
   component: string,
-  bound: Omit<LogFields, 'error' | 'duration_ms'>,
+  bound: Omit<LogFields, 'error' | 'duration_ms' | 'flush_wait_ms' | 'details'>,
 ): Logger {
   const write = (lvl: LogLevel, msg: string, f: LogFields | Error | undefined): void => {
     if (path === null || RANK[lvl] < RANK[level]) return;
@@ -152,6 +156,8 @@ function build(
       if (cid !== undefined) rec['checkpoint_id'] = cid;
       if (fields.duration_ms !== undefined) rec['duration_ms'] = Math.round(fields.duration_ms);
       if (fields.error !== undefined && fields.error !== null) rec['error'] = errorText(fields.error);
+      if (fields.flush_wait_ms !== undefined) rec['flush_wait_ms'] = Math.round(fields.flush_wait_ms);
+      if (fields.details) for (const [k, v] of Object.entries(fields.details)) if (!(k in rec)) rec[k] = v;
       append(path, dir, root, encodeJsonLine(rec) + '\n');
     } catch {
       /* never throw from logging */

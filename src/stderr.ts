@@ -5,11 +5,22 @@
  * and stream modules), about 3–5 ms on the bench VM, for a single line.
  */
 import { writeSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { jsonTermSafe, termSafe } from './trust/terminal.js';
 
 /** A line for the person, sanitised for the terminal (SPEC-2 §A.8). */
 export function writeStderr(text: string): void {
   writeFd(2, termSafe(text));
+}
+
+/**
+ * A line that only informs: printed when a person watches (stderr is a
+ * terminal), never into an agent's tool output, where the model reads it
+ * (issue 15: a commit made by an agent's shell has no terminal).
+ */
+export function writeNotice(text: string): void {
+  const forced = process.env['ENTIRE_TEST_TTY']; // tests fake the terminal, as the TTY question does
+  if (forced === '1' || (forced !== '0' && isatty(2))) writeStderr(text);
 }
 
 /** The same for standard output (a hook's JSON reply to the agent, which may show it). */

@@ -30,6 +30,8 @@ export interface JsonlDialect {
   /** Whether to collect `agentId: <id>` from tool results. */
   hasSubagents: boolean;
   cleanPrompt(text: string): string;
+  /** A user line the agent itself wrote (not a prompt; its tool results still count). */
+  isSystemUserLine?(line: Record<string, unknown>): boolean;
 }
 
 export interface JsonlAnalyzeOptions {
@@ -213,7 +215,7 @@ export function analyzeJsonl(text: string, dialect: JsonlDialect, options: Jsonl
     if (role === 'assistant') {
       analyzeAssistant(message, dialect, result, seenPaths, usage);
     } else if (role === 'user') {
-      analyzeUser(message, dialect, result, seenAgents);
+      analyzeUser(message, dialect, result, seenAgents, dialect.isSystemUserLine?.(v) === true);
     }
   }
 
@@ -284,7 +286,7 @@ function analyzeAssistant(
   if (text !== undefined) result.summary = text;
 }
 
-function analyzeUser(message: Obj, dialect: JsonlDialect, result: TranscriptAnalysis, seenAgents: Set<string>): void {
+function analyzeUser(message: Obj, dialect: JsonlDialect, result: TranscriptAnalysis, seenAgents: Set<string>, notPrompt: boolean): void {
   const content = message['content'];
   let raw: string | undefined;
   if (typeof content === 'string') {
@@ -310,7 +312,7 @@ function analyzeUser(message: Obj, dialect: JsonlDialect, result: TranscriptAnal
     }
     if (texts.length > 0) raw = texts.join('\n\n');
   }
-  if (raw === undefined) return;
+  if (raw === undefined || notPrompt) return;
   const prompt = dialect.cleanPrompt(raw);
   if (prompt !== '') result.prompts.push(prompt);
 }

@@ -118,6 +118,10 @@ export interface HookEvent {
   reason?: string;
   /** Turn end: the agent's last answer as its payload carries it, when sent. */
   response?: string;
+  /** Post-task: the subagent was launched in the background and has not run yet (SPEC-2 §B.5). */
+  backgroundLaunch?: boolean;
+  /** Turn start: not a prompt but a background subagent's completion (SPEC-2 §B.5). */
+  completes?: { agentId: string; toolUseId?: string };
   /** Fields dropped because they failed a check (SPEC-2 §A.2): the hook logs them. */
   refused?: string[];
 }
@@ -187,6 +191,9 @@ export interface AgentAdapter {
   recognizesTranscript(text: string): boolean;
   /** The project root a transcript names (for repo-relative paths), when it names one. */
   transcriptProjectRoot(text: string, modifiedFiles: readonly string[]): string | undefined;
+
+  /** Where a subagent's own transcript may be, in preference order (none: the agent has no such files). */
+  subagentTranscriptPaths(transcriptPath: string, sessionId: string, agentId: string): string[];
 
   /** The directory every transcript of this agent lives under (SPEC-2 §A.5); null: none on disk. */
   transcriptRoot(): string | null;

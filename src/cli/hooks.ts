@@ -78,13 +78,13 @@ export async function runHookCommand(args: string[]): Promise<void> {
     if (stdinError !== undefined) throw stdinError;
     const event = adapter.parseHookInput(verb, stdin);
     const turn = await import('../strategy/turn.js');
-    const completed: Record<string, unknown> = {};
+    const completed: import('../log.js').LogFields = {};
     const sessionLog = ctx.log.with({ session_id: event.sessionId || undefined });
     ctx.log = sessionLog;
     if (event.refused) sessionLog.warn('hook input refused', { error: event.refused.join('; ') });
     switch (event.kind) {
       case 'session-start': {
-        const msg = await turn.sessionStart(ctx, event);
+        const msg = await turn.sessionStart(ctx, event, adapter);
         const { encodeJsonLine } = await import('../checkpoint/json.js');
         writeStdout(encodeJsonLine({ systemMessage: msg }) + '\n');
         break;
@@ -96,7 +96,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
         const r = await turn.turnEnd(ctx, event, adapter, started);
         if (r.skippedNoCommits) writeStderr('Entire: skipping checkpoint. Will activate after first commit.\n');
         completed.flush_wait_ms = r.flushWaitMs;
-        if (r.flushOutcome !== undefined) completed.flush = r.flushOutcome;
+        if (r.flushOutcome !== undefined) completed.details = { flush: r.flushOutcome };
         break;
       }
       case 'session-end':

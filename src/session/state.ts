@@ -4,7 +4,7 @@
  * kept and re-emitted after the known ones. Pure: no file I/O here.
  */
 import { isLowerHex } from '../hex.js';
-import { validateSessionId } from '../trust/ids.js';
+import { isAgentId, validateSessionId } from '../trust/ids.js';
 import * as z from 'zod/mini';
 import * as shape from '../shape.js';
 import { shadowBranchName as shadowBranchOf } from '../checkpoint/shadow.js';
@@ -48,6 +48,27 @@ export interface FinalizeFailure {
   extra?: Record<string, unknown>;
 }
 
+/** A subagent the agent started in the background (SPEC-2 §B.5), until its completion arrives. */
+export interface BackgroundAgent {
+  agent_id: string;
+  tool_use_id: string;
+  /** RFC 3339. */
+  started_at: string;
+  /** Lines of its transcript already accounted for (edit paths after it are candidates). */
+  cursor: number;
+}
+
+/** A background record outlives its session's end by this much, then it is dropped (SPEC-2 §B.5). */
+export const BACKGROUND_STALE_AFTER_END_MS = 60 * 60 * 1000;
+
+/** The background records still worth reading: all, unless the session ended over an hour ago. */
+export function liveBackgroundAgents(s: Pick<SessionState, 'background_agents' | 'phase' | 'ended_at'>, now: Date): BackgroundAgent[] {
+  const list = s.background_agents ?? [];
+  if (list.length === 0 || s.phase !== 'ended' || !s.ended_at) return list;
+  const ended = Date.parse(s.ended_at);
+  return Number.isFinite(ended) && now.getTime() - ended > BACKGROUND_STALE_AFTER_END_MS ? [] : list;
+}
+
 export interface SessionState {
   session_id: string;
   cli_version?: string;
@@ -80,6 +101,8 @@ export interface SessionState {
   pending_prompt_attribution?: unknown;
   pending_condensations?: PendingCondensation[];
   finalize_failures?: Record<string, FinalizeFailure>;
+  /** SPEC-2 §B.5: background subagents still running. */
+  background_agents?: BackgroundAgent[];
   /** Unknown top-level keys in file order, re-emitted after the known ones. */
   extra?: Record<string, unknown>;
 }
@@ -112,6 +135,7 @@ export const STATE_KEYS = [
   'pending_prompt_attribution',
   'pending_condensations',
   'finalize_failures',
+  'background_agents',
 ] as const;
 
 /** Deprecated keys consumed on load and never written again. */
@@ -177,6 +201,7 @@ function buildSchemas() {
     last_error: zStr,
     first_failed_at: zStr,
   });
+  const Background = z.looseObject({ agent_id: z.string(), tool_use_id: z.string(), started_at: zStr, cursor: zInt });
   const State = z.looseObject({
     session_id: zStr,
     cli_version: zStr,
@@ -206,8 +231,9 @@ function buildSchemas() {
     pending_prompt_attribution: z.nullish(z.unknown()),
     pending_condensations: z.nullish(z.array(Pending)),
     finalize_failures: z.nullish(z.record(z.string(), Failure)),
+    background_agents: z.nullish(z.array(Background)),
   });
-  return { TokenUsage, Pending, Failure, State };
+  return { TokenUsage, Pending, Failure, Background, State };
 }
 let schemas: ReturnType<typeof buildSchemas> | undefined;
 /** The zod schemas: the authority on what a state file may hold (shape check of the raw JSON). */
@@ -240,6 +266,7 @@ export const stateShapes = (() => {
     first_failed_at: sStr,
   });
   const Failure = shape.looseObject({ attempts: sInt, last_error: sStr, first_failed_at: sStr });
+  const Background = shape.looseObject({ agent_id: shape.str, tool_use_id: shape.str, started_at: sStr, cursor: sInt });
   const State = shape.looseObject({
     session_id: sStr,
     cli_version: sStr,
@@ -269,8 +296,9 @@ export const stateShapes = (() => {
     pending_prompt_attribution: shape.nullish(shape.unknown),
     pending_condensations: shape.nullish(shape.arrayOf(Pending)),
     finalize_failures: shape.nullish(shape.recordOf(Failure)),
+    background_agents: shape.nullish(shape.arrayOf(Background)),
   });
-  return { TokenUsage, Pending, Failure, State };
+  return { TokenUsage, Pending, Failure, Background, State };
 })();
 
 type Schemas = ReturnType<typeof buildSchemas>;
@@ -442,6 +470,19 @@ export function parseState(raw: unknown, opts: { where?: string; sessionId?: str
     state.finalize_failures = out;
   }
 
+  if (v.background_agents && v.background_agents.length > 0) {
+    const kept: BackgroundAgent[] = [];
+    for (const b of v.background_agents) {
+      // the ids name a transcript file and a tree entry (SPEC-2 §A.2)
+      if (!isAgentId(b.agent_id) || !isAgentId(b.tool_use_id)) {
+        warnings.push(`session ${sid}: invalid background agent ${JSON.stringify(b.agent_id.slice(0, 40))} dropped`);
+        continue;
+      }
+      kept.push({ agent_id: b.agent_id, tool_use_id: b.tool_use_id, started_at: b.started_at ?? '', cursor: Math.max(0, b.cursor ?? 0) });
+    }
+    if (kept.length > 0) state.background_agents = kept;
+  }
+
   // Legacy: deprecated offsets fill a zero checkpoint_transcript_start, then are dropped.
   if (!state.checkpoint_transcript_start) {
     const legacy = (v.condensed_transcript_lines ?? 0) > 0 ? v.condensed_transcript_lines : v.transcript_lines_at_start;
@@ -542,6 +583,9 @@ export function stateToJson(s: SessionState): Record<string, unknown> {
     }
     out['finalize_failures'] = ff;
   }
+  if (nonEmptyArray(s.background_agents)) {
+    out['background_agents'] = s.background_agents.map((b) => ({ agent_id: b.agent_id, tool_use_id: b.tool_use_id, started_at: b.started_at, cursor: b.cursor }));
+  }
   if (s.extra) {
     for (const [k, v] of Object.entries(s.extra)) {
       if (!KNOWN_KEYS.has(k)) out[k] = v;
@@ -572,10 +616,12 @@ export function hasPendingWork(s: Pick<SessionState, 'turn_checkpoint_ids' | 'pe
 /**
  * Whether git hooks must run for this session (SPEC §8.11): not ENDED, or
  * pending work, or uncommitted agent changes (`files_touched`) that a commit
- * could still condense.
+ * could still condense, or a background subagent still writing (SPEC-2 §B.5).
  */
-export function isLiveState(s: Pick<SessionState, 'phase' | 'turn_checkpoint_ids' | 'pending_condensations' | 'files_touched'>): boolean {
-  return s.phase !== 'ended' || hasPendingWork(s) || nonEmptyArray(s.files_touched);
+export function isLiveState(
+  s: Pick<SessionState, 'phase' | 'turn_checkpoint_ids' | 'pending_condensations' | 'files_touched'> & Partial<Pick<SessionState, 'background_agents'>>,
+): boolean {
+  return s.phase !== 'ended' || hasPendingWork(s) || nonEmptyArray(s.files_touched) || nonEmptyArray(s.background_agents);
 }
 
 /** `entire/<base7>-<wt6>` (SPEC §2.1), for a state whose worktree id may be absent. */

@@ -26,7 +26,7 @@ import { deleteShadowIfUnreferenced } from './shadow-gc.js';
 import { fault } from './faults.js';
 import { mark } from '../timing.js';
 import { EntireError } from '../errors.js';
-import { writeStderr } from '../stderr.js';
+import { writeNotice, writeStderr } from '../stderr.js';
 import { INTENT_MAX_AGE_MS, isSequencing, liveSessions } from './commit-message.js';
 
 
@@ -157,7 +157,7 @@ async function condenseOne(
           const drop = dropShadowRef && !(state.pending_condensations ?? []).length ? dropShadowRef : undefined;
           await condenseSession(ctx, { checkpointId: id, state, files, dropShadowRef: drop });
           fault('post-commit-after-condense');
-          writeStderr(`[entire] Condensed session ${sid.slice(0, 8)}: ${id} (${state.checkpoint_count ?? 0} checkpoints)\n`);
+          writeNotice(`[entire] Condensed session ${sid.slice(0, 8)}: ${id} (${state.checkpoint_count ?? 0} checkpoints)\n`);
         } catch (e) {
           const entry = pendingEntry({ checkpointId: id, commit: head, files, state, position: pos.position, shadowBranch: oldShadow, error: e, now: ctx.now() });
           state.pending_condensations = [...(state.pending_condensations ?? []).filter((p) => p.checkpoint_id !== id), entry];

@@ -24,9 +24,17 @@ import { fault } from './faults.js';
 import { mark } from '../timing.js';
 import { argvPid, commentCharOf, isSequencing, liveSessions, readMessageFile, staleIntent } from './commit-message.js';
 
-/** cand(s) (SPEC §6.3): files_touched, plus the running turn's changes when ACTIVE. */
+/**
+ * cand(s) (SPEC §6.3): files_touched, plus the running turn's changes when
+ * ACTIVE, plus what its background subagents edit in any phase (SPEC-2 §B.5).
+ */
 async function candidatesOf(ctx: HookContext, s: SessionState, view: Awaited<ReturnType<typeof viewWorkTree>> | null): Promise<Set<string>> {
   const cand = new Set(s.files_touched ?? []);
+  if (s.background_agents?.length) {
+    const { backgroundEditPaths } = await import('./background.js');
+    const { toRepoRelative } = await import('../agents/paths.js');
+    for (const p of toRepoRelative(backgroundEditPaths(s, await adapterFor(s), ctx.now()), ctx.repo.root)) cand.add(p);
+  }
   if (s.phase === 'active') {
     const adapter = await adapterFor(s);
     const pre = readPrePrompt(ctx.repo.root, s.session_id);
@@ -165,7 +173,9 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
         const answer = await askLink(async () => {
           const agent = (await adapterFor(first)).displayName;
           const p = await lastPromptOf(ctx.repo.root, first);
-          return `You have an active ${agent} session.\nLast Prompt: ${p}\nLink this commit to ${agent} session context? [Y/n] `;
+          // SPEC-2 §B.2: a session that has ended is not "active"
+          const opening = first.phase === 'ended' ? `You have uncommitted ${agent} session work.` : `You have an active ${agent} session.`;
+          return `${opening}\nLast Prompt: ${p}\nLink this commit to ${agent} session context? [Y/n] `;
         });
         link = answer !== 'no';
       }

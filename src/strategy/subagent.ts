@@ -3,7 +3,6 @@
  * writes a subagent step if files changed since, `post-todo` (only inside a
  * subagent) an incremental step.
  */
-import { join, dirname } from 'node:path';
 import type { HookContext } from './context.js';
 import type { HookEvent, AgentAdapter } from '../agents/types.js';
 import { loadState, updateState } from '../session/store.js';
@@ -17,15 +16,15 @@ import { EntireError } from '../errors.js';
 import { isAgentId } from '../trust/ids.js';
 import { readTranscriptFile, transcriptPathProblem } from '../trust/transcript-file.js';
 
-function preTaskName(toolUseId: string): string {
+export function preTaskName(toolUseId: string): string {
   if (!isAgentId(toolUseId)) throw new EntireError('INVALID_INPUT', 'invalid tool_use_id');
   return `pre-task-${toolUseId}.json`;
 }
 
-/** `agent-<id>.jsonl` beside the transcript, else under `<sid>/subagents/`; null when neither opens. */
-function subagentTranscript(adapter: AgentAdapter, transcriptPath: string, sid: string, agentId: string): string | null {
+/** The subagent's own transcript where the agent keeps it; null when none opens. */
+export function subagentTranscript(adapter: AgentAdapter, transcriptPath: string, sid: string, agentId: string): string | null {
   if (!isAgentId(agentId)) return null;
-  for (const p of [join(dirname(transcriptPath), `agent-${agentId}.jsonl`), join(dirname(transcriptPath), sid, 'subagents', `agent-${agentId}.jsonl`)]) {
+  for (const p of adapter.subagentTranscriptPaths(transcriptPath, sid, agentId)) {
     if (transcriptPathProblem(p, adapter.transcriptRoot()) !== null) continue;
     try {
       const buf = readTranscriptFile(p);
@@ -37,7 +36,7 @@ function subagentTranscript(adapter: AgentAdapter, transcriptPath: string, sid: 
   return null;
 }
 
-interface PreTask {
+export interface PreTask {
   session_id: string;
   tool_use_id: string;
   timestamp: string;
@@ -73,6 +72,11 @@ export async function subagentHook(ctx: HookContext, event: HookEvent, adapter: 
     await writeTaskStep(ctx, event, adapter, mine[mine.length - 1]!, label, false);
     return;
   }
+  if (event.kind === 'post-task' && event.backgroundLaunch && event.subagentId) {
+    // launched, not run (SPEC-2 §B.5): no step now; its pre-task snapshot stays until it completes
+    await recordBackgroundLaunch(ctx, event.sessionId, event.subagentId, toolUseId);
+    return;
+  }
   if (event.kind === 'post-task') {
     const name = preTaskName(toolUseId);
     const pre = readScratch<PreTask>(ctx.repo.root, name);
@@ -81,9 +85,21 @@ export async function subagentHook(ctx: HookContext, event: HookEvent, adapter: 
   }
 }
 
-async function writeTaskStep(ctx: HookContext, event: HookEvent, adapter: AgentAdapter, pre: PreTask | null, label: string, final: boolean): Promise<void> {
+/**
+ * A subagent step: the paths its transcript edits or that changed since
+ * `pre`, as they are now, with its transcript. Returns those paths (empty:
+ * nothing differs from HEAD, no step).
+ */
+export async function writeTaskStep(
+  ctx: HookContext,
+  event: HookEvent,
+  adapter: AgentAdapter,
+  pre: PreTask | null,
+  label: string,
+  final: boolean,
+): Promise<string[]> {
   const toolUseId = pre?.tool_use_id || event.toolUseId || '';
-  if (!isAgentId(toolUseId)) return;
+  if (!isAgentId(toolUseId)) return [];
   const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath, (why) =>
     ctx.log.warn('transcript path refused', { error: why }),
   );
@@ -93,7 +109,7 @@ async function writeTaskStep(ctx: HookContext, event: HookEvent, adapter: AgentA
   const subEdits = subText !== null ? adapter.analyzeTranscript(subText).modifiedFiles : [];
   const candidates = turnCandidates({ root: ctx.repo.root, editPaths: subEdits, before: pre?.dirty_files ?? null, now: view });
   const paths = [...candidates].filter((p) => view.differing.has(p));
-  if (paths.length === 0) return;
+  if (paths.length === 0) return [];
   const state = loadState(ctx.repo.commonDir, event.sessionId)?.state ?? null;
   const taskFiles: Record<string, string> = {
     'checkpoint.json': encodeJson({ session_id: event.sessionId, tool_use_id: toolUseId, agent_id: event.subagentId ?? '', final }),
@@ -111,7 +127,7 @@ async function writeTaskStep(ctx: HookContext, event: HookEvent, adapter: AgentA
     taskToolUseId: toolUseId,
     taskFiles,
   });
-  if (!res.changed) return;
+  if (!res.changed) return paths;
   await updateState(ctx.repo.commonDir, event.sessionId, (s) => {
     if (!s) return null;
     s.checkpoint_count = (s.checkpoint_count ?? 0) + 1;
@@ -121,4 +137,17 @@ async function writeTaskStep(ctx: HookContext, event: HookEvent, adapter: AgentA
     s.last_interaction_time = ctx.now().toISOString();
     return s;
   });
+  return paths;
+}
+
+/** SPEC-2 §B.5: remember a subagent launched in the background (its edits are candidates until it completes). */
+async function recordBackgroundLaunch(ctx: HookContext, sid: string, agentId: string, toolUseId: string): Promise<void> {
+  if (!isAgentId(toolUseId)) return;
+  await updateState(ctx.repo.commonDir, sid, (s) => {
+    if (!s) return null;
+    const others = (s.background_agents ?? []).filter((b) => b.agent_id !== agentId);
+    s.background_agents = [...others, { agent_id: agentId, tool_use_id: toolUseId, started_at: ctx.now().toISOString(), cursor: 0 }];
+    return s;
+  });
+  ctx.log.info('background subagent launched', { session_id: sid, details: { agent_id: agentId, tool_use_id: toolUseId } });
 }

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { HookContext } from './context.js';
 import type { HookEvent, AgentAdapter } from '../agents/types.js';
-import { newSessionState, type SessionState } from '../session/state.js';
+import { liveBackgroundAgents, newSessionState, type SessionState } from '../session/state.js';
 import { updateState } from '../session/store.js';
 import { sessionsForWorktree } from '../session/index.js';
 import { transition, applyBookkeeping, IDLE_WARN_MS } from '../session/phase.js';
@@ -65,6 +65,11 @@ function freshState(ctx: HookContext, event: HookEvent, adapter: AgentAdapter, t
   return s;
 }
 
+/** Records of background subagents whose session ended over an hour ago go (SPEC-2 §B.5). */
+function dropStaleBackgroundAgents(s: SessionState, now: Date): void {
+  if (s.background_agents && liveBackgroundAgents(s, now).length === 0) delete s.background_agents;
+}
+
 /** Keep state in this worktree (§4.3: a moved worktree updates its path). */
 function claimWorktree(ctx: HookContext, s: SessionState): void {
   s.worktree_path = ctx.repo.root;
@@ -92,7 +97,10 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
   mark('stop: turn analysed');
   const view = await viewWorkTree(ctx.repo);
   mark('stop: status');
-  const candidates = turnCandidates({ root: ctx.repo.root, editPaths: turn?.modifiedFiles ?? [], before: pre ? pre.dirty_files : null, now: view });
+  // SPEC-2 §B.5: what running background subagents edit counts too
+  const background = state.background_agents?.length ? (await import('./background.js')).backgroundEditPaths(state, adapter, ctx.now()) : [];
+  const editPaths = background.length > 0 ? [...(turn?.modifiedFiles ?? []), ...background] : (turn?.modifiedFiles ?? []);
+  const candidates = turnCandidates({ root: ctx.repo.root, editPaths, before: pre ? pre.dirty_files : null, now: view });
   const fs = filesTouched(state.files_touched, candidates, view.differing);
   const turnPaths = [...candidates].filter((p) => view.differing.has(p));
   const next: SessionState = { ...state };
@@ -154,6 +162,8 @@ async function recoverInterruptedCommit(ctx: HookContext): Promise<void> {
 export async function turnStart(ctx: HookContext, event: HookEvent, adapter: AgentAdapter): Promise<void> {
   const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath, refusedPath(ctx));
   await recoverInterruptedCommit(ctx);
+  // SPEC-2 §B.5: a background subagent's completion is recorded before this turn's snapshot
+  if (event.completes) await (await import('./background.js')).completeBackgroundAgent(ctx, event, adapter, transcriptPath);
   const view = ctx.head ? await viewWorkTree(ctx.repo) : null;
   let pre: PrePrompt | null = null;
   await updateState(ctx.repo.commonDir, event.sessionId, async (loaded) => {
@@ -192,6 +202,7 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
     state.turn_id = newTurnId();
     state.last_interaction_time = ctx.now().toISOString();
     if (!state.first_prompt && event.prompt) state.first_prompt = collapsePrompt(await redactOne(event.prompt), 100);
+    dropStaleBackgroundAgents(state, ctx.now());
     return state;
   });
   fault('turn-start-after-save');
@@ -288,12 +299,18 @@ async function mergeSmallPacksQuietly(ctx: HookContext): Promise<void> {
 
 // --------------------------------------------------------------------- session start / end
 
-export async function sessionStart(ctx: HookContext, event: HookEvent): Promise<string> {
+export async function sessionStart(ctx: HookContext, event: HookEvent, adapter: AgentAdapter): Promise<string> {
   let others = 0;
   for (const w of sessionsForWorktree(ctx.repo.commonDir, ctx.repo.root, ctx.repo.worktreeId).sessions) {
     if (w.state.session_id !== event.sessionId && w.state.phase !== 'ended') others++;
   }
   await updateState(ctx.repo.commonDir, event.sessionId, (loaded) => {
+    // SPEC-2 §B.2: resuming a session this repository has no state for (e.g. restored by
+    // `entire resume`) starts one at HEAD, from where its transcript is now
+    if (!loaded && event.source === 'resume' && ctx.head) {
+      const path = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath, refusedPath(ctx));
+      return freshState(ctx, event, adapter, path);
+    }
     if (!loaded) return null;
     const idleMs = loaded.last_interaction_time ? ctx.now().getTime() - Date.parse(loaded.last_interaction_time) : 0;
     const r = transition(loaded.phase, 'SessionStart', { idleMs });
@@ -302,6 +319,7 @@ export async function sessionStart(ctx: HookContext, event: HookEvent): Promise<
     }
     applyBookkeeping(loaded, r, ctx.now());
     loaded.last_interaction_time = ctx.now().toISOString();
+    dropStaleBackgroundAgents(loaded, ctx.now());
     return loaded;
   });
   try {

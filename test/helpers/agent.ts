@@ -12,6 +12,8 @@ import type { TempRepo } from './repo.js';
 export class FakeClaude {
   readonly transcriptPath: string;
   private lastUuid: string | null = null;
+  /** The text of the last assistant line, when that line is text (Stop's `last_assistant_message`). */
+  private lastText: string | undefined;
   private msgCounter = 0;
 
   constructor(
@@ -30,6 +32,7 @@ export class FakeClaude {
   readonly cwd: string;
 
   private line(obj: Record<string, unknown>): void {
+    if (obj['type'] === 'assistant') this.lastText = undefined;
     const uuid = randomUUID();
     const full = { parentUuid: this.lastUuid, sessionId: this.sessionId, cwd: this.cwd, uuid, timestamp: new Date().toISOString(), ...obj };
     this.lastUuid = uuid;
@@ -64,6 +67,7 @@ export class FakeClaude {
       type: 'assistant',
       message: { id: `msg_${this.sessionId.slice(0, 8)}_${this.msgCounter}`, role: 'assistant', content: [{ type: 'text', text }], usage },
     });
+    this.lastText = text;
   }
 
   /** The agent writes a file with its Write tool. */
@@ -101,7 +105,8 @@ export class FakeClaude {
 
   stop(env: Record<string, string | undefined> = {}): SpawnSyncReturns<string> {
     this.line({ type: 'progress', data: { type: 'hook_progress', hookEvent: 'Stop', command: 'entire hooks claude-code stop' } });
-    return this.hook('stop', { stop_hook_active: false }, env);
+    // like Claude Code 2.1.332: the answer in the payload equals the last assistant text on disk
+    return this.hook('stop', { stop_hook_active: false, ...(this.lastText !== undefined ? { last_assistant_message: this.lastText } : {}) }, env);
   }
 
   sessionEnd(): SpawnSyncReturns<string> {

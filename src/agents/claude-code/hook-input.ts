@@ -1,7 +1,7 @@
 /** Claude Code hook stdin → HookEvent (SPEC §7.1, SPEC-2 §B.1). */
 import * as z from 'zod/mini';
 import { isAgentId } from '../../trust/ids.js';
-import { cleanPrompt } from '../text.js';
+import { cleanClaudePrompt, taskNotification } from './prompts.js';
 import { beginHookInput, invalid, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt, str, validated } from '../hook-input.js';
 import type { HookEvent } from '../types.js';
 import { CLAUDE_VERBS } from './verbs.js';
@@ -33,7 +33,12 @@ export function parseClaudeHookInput(verb: string, stdinText: string): HookEvent
   if (sid === undefined && kind === 'session-end') return { kind: 'noop', agent, verb, sessionId: '' };
   const ev: HookEvent = { kind, agent, verb, sessionId: requireSessionId(label, sid, 'session_id') };
   setCommon(ev, input.transcript_path, input.cwd);
-  if (kind === 'turn-start') setPrompt(ev, input.prompt, cleanPrompt);
+  if (kind === 'turn-start') {
+    setPrompt(ev, input.prompt, cleanClaudePrompt);
+    const done = typeof input.prompt === 'string' ? taskNotification(input.prompt) : null;
+    if (done && isAgentId(done.taskId)) ev.completes = { agentId: done.taskId, ...(isAgentId(done.toolUseId) ? { toolUseId: done.toolUseId } : {}) };
+    else if (done) (ev.refused ??= []).push(`task-notification task-id ${JSON.stringify(done.taskId.slice(0, 80))} is not a valid agent id`);
+  }
   if (kind === 'session-start') setIf(ev, 'source', input.source);
   if (kind === 'session-end') setIf(ev, 'reason', input.reason);
   if (kind === 'turn-end') setIf(ev, 'response', input.last_assistant_message);
@@ -59,6 +64,8 @@ export function parseClaudeHookInput(verb: string, stdinText: string): HookEvent
         const agentId = str(resp as Record<string, unknown>, 'agentId');
         // an agentId names a transcript file and a tree entry: invalid → absent (SPEC-2 §A.2)
         if (agentId !== undefined && isAgentId(agentId)) ev.subagentId = agentId;
+        const r = resp as Record<string, unknown>;
+        if (kind === 'post-task' && (r['status'] === 'async_launched' || r['isAsync'] === true)) ev.backgroundLaunch = true;
         else if (agentId !== undefined) (ev.refused ??= []).push(`tool_response.agentId ${JSON.stringify(agentId.slice(0, 80))} is not a valid agent id`);
       }
     }

@@ -1,8 +1,9 @@
 /** Claude Code adapter (SPEC §7.1, SPEC-2 §B). */
+import { dirname, join } from 'node:path';
 import { waitForFlush } from '../flush.js';
 import { jsonlEntries } from '../entries.js';
 import { isMessagesDocument, jsonlCwd } from '../jsonl.js';
-import { cleanPrompt } from '../text.js';
+import { cleanClaudePrompt } from './prompts.js';
 import type { AgentAdapter } from '../types.js';
 import { claudeFlushProbe } from './flush.js';
 import { parseClaudeHookInput } from './hook-input.js';
@@ -33,11 +34,15 @@ export const claudeCodeAgent: AgentAdapter = {
   transcriptPosition: claudeFilePosition,
   waitForTranscriptFlush: (path, options) => waitForFlush(path, { ...options, probe: claudeFlushProbe(options.response) }),
 
-  transcriptEntries: (text, _format, from) => jsonlEntries(text, from, cleanPrompt),
+  transcriptEntries: (text, _format, from) => jsonlEntries(text, from, cleanClaudePrompt),
   // JSONL is the default reading of a slot that names no agent (SPEC §2.10)
   recognizesTranscript: (text) => text.trim() !== '' && !isMessagesDocument(text),
   transcriptProjectRoot: (text) => jsonlCwd(text),
 
+  subagentTranscriptPaths: (transcriptPath, sessionId, agentId) => [
+    join(dirname(transcriptPath), `agent-${agentId}.jsonl`),
+    join(dirname(transcriptPath), sessionId, 'subagents', `agent-${agentId}.jsonl`),
+  ],
   transcriptRoot: claudeTranscriptRoot,
   resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>
     chooseTranscriptPath(stdinPath, () => claudeTranscriptPath(repoRoot, sessionId), claudeTranscriptRoot(), refused),

@@ -15,7 +15,7 @@ import {
   type JsonlDialect,
 } from '../jsonl.js';
 import { homeDir, sanitizePathForDir } from '../paths.js';
-import { cleanPrompt } from '../text.js';
+import { cleanClaudePrompt, isSystemUserLine } from './prompts.js';
 import type {
   AnalyzeFileOptions,
   TokenUsage,
@@ -41,7 +41,8 @@ export const CLAUDE_DIALECT: JsonlDialect = {
   hasUuid: true,
   hasUsage: true,
   hasSubagents: true,
-  cleanPrompt,
+  cleanPrompt: cleanClaudePrompt,
+  isSystemUserLine,
 };
 
 export { countLines, lastUuid };

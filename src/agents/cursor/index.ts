@@ -40,6 +40,7 @@ export const cursorAgent: AgentAdapter = {
   recognizesTranscript: () => false,
   transcriptProjectRoot: (text) => jsonlCwd(text),
 
+  subagentTranscriptPaths: () => [],
   transcriptRoot: cursorTranscriptRoot,
   resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>
     chooseTranscriptPath(stdinPath, () => cursorTranscriptPath(repoRoot, sessionId), cursorTranscriptRoot(), refused),

@@ -79,6 +79,7 @@ export const geminiAgent: AgentAdapter = {
     }
   },
 
+  subagentTranscriptPaths: () => [],
   transcriptRoot: geminiTranscriptRoot,
   resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>
     chooseTranscriptPath(stdinPath, () => findGeminiTranscript(repoRoot, sessionId), geminiTranscriptRoot(), refused),
