@@ -1,0 +1,37 @@
+/**
+ * The tier's setup: install the agent CLIs (pinned, or the newest with
+ * ENTIRE_AGENTS_LATEST=1) into the cache outside the repository, and hand
+ * their paths to the test files. ENTIRE_AGENTS_ONLY=<key>[,<key>] limits the agents.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+// @ts-expect-error -- a plain .mjs script, no type declarations
+import { ensureAgentClis } from '../../scripts/agents-install.mjs';
+
+export interface InstalledCli {
+  package: string;
+  pinned: string;
+  version: string;
+  bin: string;
+  dir: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    agentClis: { mode: 'pinned' | 'latest'; agents: Record<string, InstalledCli> };
+    agentsReportDir: string;
+  }
+}
+
+export default function setup(project: TestProject): void {
+  const only = (process.env['ENTIRE_AGENTS_ONLY'] ?? '').split(',').filter((s) => s !== '');
+  const manifest = (ensureAgentClis as (o: object) => { mode: 'pinned' | 'latest'; agents: Record<string, InstalledCli> })({
+    latest: process.env['ENTIRE_AGENTS_LATEST'] === '1',
+    only,
+    log: (m: string) => process.stderr.write(`[agents-install] ${m}\n`),
+  });
+  project.provide('agentClis', manifest);
+  project.provide('agentsReportDir', process.env['ENTIRE_AGENTS_REPORT_DIR'] ?? mkdtempSync(join(tmpdir(), 'entire-agents-report-')));
+}
