@@ -1,9 +1,11 @@
 /**
  * The tier's setup: install the agent CLIs (pinned, or the newest with
  * ENTIRE_AGENTS_LATEST=1) into the cache outside the repository, and hand
- * their paths to the test files. ENTIRE_AGENTS_ONLY=<key>[,<key>] limits the agents.
+ * their paths to the test files. ENTIRE_AGENTS_ONLY=<key>[,<key>] limits the
+ * agents. scripts/agents-test.mjs installs first and passes its manifest in
+ * ENTIRE_AGENTS_MANIFEST, so both see the same versions.
  */
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -25,13 +27,24 @@ declare module 'vitest' {
   }
 }
 
+type Manifest = { mode: 'pinned' | 'latest'; agents: Record<string, InstalledCli> };
+
+function givenManifest(): Manifest | null {
+  const f = process.env['ENTIRE_AGENTS_MANIFEST'];
+  if (f === undefined || f === '') return null;
+  const m = JSON.parse(readFileSync(f, 'utf8')) as Manifest;
+  return Object.values(m.agents).every((a) => existsSync(a.bin)) ? m : null;
+}
+
 export default function setup(project: TestProject): void {
   const only = (process.env['ENTIRE_AGENTS_ONLY'] ?? '').split(',').filter((s) => s !== '');
-  const manifest = (ensureAgentClis as (o: object) => { mode: 'pinned' | 'latest'; agents: Record<string, InstalledCli> })({
-    latest: process.env['ENTIRE_AGENTS_LATEST'] === '1',
-    only,
-    log: (m: string) => process.stderr.write(`[agents-install] ${m}\n`),
-  });
+  const manifest =
+    givenManifest() ??
+    (ensureAgentClis as (o: object) => Manifest)({
+      latest: process.env['ENTIRE_AGENTS_LATEST'] === '1',
+      only,
+      log: (m: string) => process.stderr.write(`[agents-install] ${m}\n`),
+    });
   project.provide('agentClis', manifest);
   project.provide('agentsReportDir', process.env['ENTIRE_AGENTS_REPORT_DIR'] ?? mkdtempSync(join(tmpdir(), 'entire-agents-report-')));
 }
