@@ -13,10 +13,8 @@ import { sendJson } from './dialects/types.js';
 import { anthropicDialect } from './dialects/anthropic.js';
 import { geminiDialect } from './dialects/gemini.js';
 
-export const DIALECTS: Record<string, Dialect> = {
-  anthropic: anthropicDialect,
-  gemini: geminiDialect,
-};
+/** Every dialect, for a server started by hand (tests pass their driver's). */
+export const ALL_DIALECTS: Dialect[] = [anthropicDialect, geminiDialect];
 
 export interface LoggedRequest extends DialectRequest, Partial<Answer> {
   at: string;
@@ -43,7 +41,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 export async function startModelServer(opts: { dialects?: Dialect[]; logFile?: string } = {}): Promise<ModelServer> {
-  const dialects = opts.dialects ?? Object.values(DIALECTS);
+  const dialects = opts.dialects ?? ALL_DIALECTS;
   const requests: LoggedRequest[] = [];
   const server: Server = createServer((req, res) => {
     void (async () => {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DIALECTS, startModelServer, type LoggedRequest, type ModelServer } from './model-server.js';
+import { startModelServer, type LoggedRequest, type ModelServer } from './model-server.js';
 import { PROMPTS, README_EDITED, README_START, USAGE_PER_CALL, conversationHas } from './scripts.js';
 import { Repo, World, run } from './world.js';
 import { DriftCollector, writeDriftReport } from './drift.js';
@@ -46,7 +46,7 @@ export function defineAgentSuite(driver: AgentDriver): void {
     beforeAll(async () => {
       if (cli === undefined) throw new Error(`${driver.key} is not installed (ENTIRE_AGENTS_ONLY?)`);
       world = new World(`entire-agents-${driver.key}-`);
-      server = await startModelServer({ dialects: [DIALECTS[driver.dialect]!], logFile: join(world.base, 'model-requests.jsonl') });
+      server = await startModelServer({ dialects: [driver.dialect], logFile: join(world.base, 'model-requests.jsonl') });
       homeA = world.home('home-a');
       homes.push(homeA);
       // every project of home A, trusted up front (B.8; Claude's trust dialog)

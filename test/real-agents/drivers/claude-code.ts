@@ -1,6 +1,7 @@
 /** Claude Code, headless (`claude -p`), against the Anthropic dialect (SPEC-2 §G). */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { anthropicDialect } from '../dialects/anthropic.js';
 import type { AgentDriver } from './types.js';
 
 /** Claude's project folder name: the absolute root with every non-alphanumeric as `-`. */
@@ -15,7 +16,7 @@ const PERMISSIONS = ['--permission-mode', 'acceptEdits', '--allowedTools', 'Bash
 export const claudeCodeDriver: AgentDriver = {
   key: 'claude-code',
   displayName: 'Claude Code',
-  dialect: 'anthropic',
+  dialect: anthropicDialect,
   subagents: true,
   enableFiles: ['.claude/settings.json', '.entire/settings.json', '.entire/.gitignore'],
   turnEndVerb: 'stop',

@@ -1,6 +1,7 @@
 /** Gemini CLI, headless (`gemini -p … -o json`), against the Gemini dialect (SPEC-2 §G). */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { geminiDialect } from '../dialects/gemini.js';
 import type { AgentDriver } from './types.js';
 
 /** The project folder name Gemini picks for a root in a fresh home (SPEC-2 §B.7). */
@@ -26,7 +27,7 @@ function parseJsonOutput(stdout: string): Record<string, unknown> {
 export const geminiDriver: AgentDriver = {
   key: 'gemini',
   displayName: 'Gemini CLI',
-  dialect: 'gemini',
+  dialect: geminiDialect,
   subagents: false,
   enableFiles: ['.gemini/settings.json', '.entire/settings.json', '.entire/.gitignore'],
   turnEndVerb: 'after-agent',

@@ -1,8 +1,9 @@
 /**
  * How the tier drives one real agent CLI headless (SPEC-2 §G). Adding an
- * agent = one driver file here (listed in drivers/index.ts) + one dialect in
- * ../dialects/ for its model API.
+ * agent = one driver file here + one dialect in ../dialects/ for its model
+ * API (docs/testing.md has the checklist).
  */
+import type { Dialect } from '../dialects/types.js';
 import type { Usage } from '../scripts.js';
 import type { ProcResult } from '../world.js';
 
@@ -25,8 +26,8 @@ export interface AgentDriver {
   key: string;
   /** The display name Entire records in checkpoints. */
   displayName: string;
-  /** The model server dialect the CLI speaks (../model-server.ts DIALECTS). */
-  dialect: string;
+  /** The model API the CLI speaks, as the scripted server answers it. */
+  dialect: Dialect;
   /** Capabilities that select scenarios. */
   subagents: boolean;
   /** Files `entire enable --agent <key>` writes that the repository commits. */
