@@ -90,7 +90,7 @@ const SCRIPTS: Record<string, Step[]> = {
   // the background subagent first waits in its shell so that its write lands
   // after the main agent's first Stop (B.5's interesting case)
   SUBBG: [
-    { kind: 'shell', command: 'sleep 4', description: 'Wait a moment' },
+    { kind: 'shell', command: 'sleep 5', description: 'Wait a moment' },
     { kind: 'write', path: 'bg.txt', content: 'written by a background subagent\n' },
     { kind: 'text', text: 'subagent finished bg' },
   ],
