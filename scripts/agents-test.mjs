@@ -9,7 +9,7 @@
 //      ENTIRE_AGENTS_KEEP=1 keeps the temp worlds (paths printed) for a look afterwards.
 // Exit status: vitest's.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,7 @@ try {
   manifest = ensureAgentClis({ latest: args.latest, only, log });
 } catch (e) {
   log(`install failed: ${e instanceof Error ? e.message : String(e)}`);
+  rmSync(work, { recursive: true, force: true });
   process.exit(1);
 }
 const manifestFile = join(work, 'manifest.json');
@@ -45,9 +46,11 @@ writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
 
 // 2. the tier
 const jsonOut = args.jsonOut ?? join(work, 'vitest.json');
+// ENTIRE_AGENTS_ONLY: only those agents' files (one test file per agent, named by its key)
+const files = only.map((k) => `test/real-agents/${k}.test.ts`);
 const vitest = spawnSync(
   process.execPath,
-  [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.agents.config.ts', '--reporter=default', '--reporter=json', `--outputFile=${jsonOut}`, ...args.rest],
+  [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'vitest.agents.config.ts', '--reporter=default', '--reporter=json', `--outputFile=${jsonOut}`, ...files, ...args.rest],
   {
     cwd: root,
     stdio: 'inherit',
@@ -110,4 +113,6 @@ console.log('| ' + widths.map((w, i) => '-'.repeat(i === widths.length - 1 ? 3 :
 for (const r of rows.slice(1)) console.log(line(r));
 for (const [key, a] of Object.entries(perAgent)) for (const f of a.failures) console.log(`  ✗ ${key}: ${f}`);
 console.log('');
+if (process.env.ENTIRE_AGENTS_KEEP === '1') log(`kept ${work} (manifest, drift reports)`);
+else rmSync(work, { recursive: true, force: true });
 process.exit(vitest.status ?? 1);

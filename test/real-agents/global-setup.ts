@@ -5,7 +5,7 @@
  * agents. scripts/agents-test.mjs installs first and passes its manifest in
  * ENTIRE_AGENTS_MANIFEST, so both see the same versions.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -36,7 +36,7 @@ function givenManifest(): Manifest | null {
   return Object.values(m.agents).every((a) => existsSync(a.bin)) ? m : null;
 }
 
-export default function setup(project: TestProject): void {
+export default function setup(project: TestProject): () => void {
   const only = (process.env['ENTIRE_AGENTS_ONLY'] ?? '').split(',').filter((s) => s !== '');
   const manifest =
     givenManifest() ??
@@ -46,5 +46,11 @@ export default function setup(project: TestProject): void {
       log: (m: string) => process.stderr.write(`[agents-install] ${m}\n`),
     });
   project.provide('agentClis', manifest);
-  project.provide('agentsReportDir', process.env['ENTIRE_AGENTS_REPORT_DIR'] ?? mkdtempSync(join(tmpdir(), 'entire-agents-report-')));
+  const given = process.env['ENTIRE_AGENTS_REPORT_DIR'];
+  // run without the wrapper: the drift reports go to a temp dir nobody reads, removed afterwards
+  const reportDir = given ?? mkdtempSync(join(tmpdir(), 'entire-agents-report-'));
+  project.provide('agentsReportDir', reportDir);
+  return () => {
+    if (given === undefined) rmSync(reportDir, { recursive: true, force: true });
+  };
 }
