@@ -5,6 +5,7 @@
 //
 // --latest     the newest published version of each agent CLI instead of the pinned one
 // --json-out   also keep vitest's JSON report there (.ci/run sums it)
+// --times-out  also keep the hooks' wall times (`<agent>\t<verb>\t<start s>\t<end s>` per run) there (npm run bench)
 // Env: ENTIRE_AGENTS_ONLY=<key>[,<key>] limits the agents; ENTIRE_AGENT_CLI_CACHE moves the cache;
 //      ENTIRE_AGENTS_KEEP=1 keeps the temp worlds (paths printed) for a look afterwards.
 // Exit status: vitest's.
@@ -18,10 +19,11 @@ import { ensureAgentClis, latestVersion, pinnedAgents } from './agents-install.m
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 function parseArgs(argv) {
-  const out = { latest: false, jsonOut: null, rest: [] };
+  const out = { latest: false, jsonOut: null, timesOut: null, rest: [] };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--latest') out.latest = true;
     else if (argv[i] === '--json-out') out.jsonOut = argv[++i];
+    else if (argv[i] === '--times-out') out.timesOut = argv[++i];
     else out.rest.push(argv[i]);
   }
   return out;
@@ -113,6 +115,31 @@ console.log('| ' + widths.map((w, i) => '-'.repeat(i === widths.length - 1 ? 3 :
 for (const r of rows.slice(1)) console.log(line(r));
 for (const [key, a] of Object.entries(perAgent)) for (const f of a.failures) console.log(`  ✗ ${key}: ${f}`);
 console.log('');
+
+// 4. how long each hook kept the agent waiting, in these runs (figures, never a pass/fail)
+const timesFile = join(work, 'hook-times.tsv');
+if (existsSync(timesFile)) {
+  const byHook = new Map();
+  for (const l of readFileSync(timesFile, 'utf8').split('\n').filter(Boolean)) {
+    const [agent, verb, t0, t1] = l.split('\t');
+    const k = `${agent} ${verb}`;
+    byHook.set(k, [...(byHook.get(k) ?? []), (Number(t1) - Number(t0)) * 1000]);
+  }
+  const med = (xs) => {
+    const s2 = [...xs].sort((a, b) => a - b);
+    const m = s2.length >> 1;
+    return s2.length % 2 ? s2[m] : (s2[m - 1] + s2[m]) / 2;
+  };
+  const node = med(Array.from({ length: 15 }, () => {
+    const t = process.hrtime.bigint();
+    spawnSync(process.execPath, ['-e', '']);
+    return Number(process.hrtime.bigint() - t) / 1e6;
+  }));
+  console.log(`Hook wall times in these runs (p50; node -e "" ${node.toFixed(0)} ms here):`);
+  for (const [k, xs] of [...byHook].sort()) console.log(`  ${k.padEnd(34)} n=${String(xs.length).padStart(2)}  p50 ${med(xs).toFixed(0).padStart(5)} ms  ${(med(xs) / node).toFixed(2)}×`);
+  console.log('');
+  if (args.timesOut) writeFileSync(args.timesOut, readFileSync(timesFile));
+}
 if (process.env.ENTIRE_AGENTS_KEEP === '1') log(`kept ${work} (manifest, drift reports)`);
 else rmSync(work, { recursive: true, force: true });
 process.exit(vitest.status ?? 1);

@@ -20,7 +20,7 @@ const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 10));
  */
 const WARMUP = 4;
 const QUICK = process.env.BENCH_QUICK === '1'; // smaller transcripts, for trying the script
-// BENCH_ONLY=hooks,history,…: only these groups (commit, hooks, history, include, stop, redact, explain, store, sessionlog)
+// BENCH_ONLY=hooks,history,…: only these groups (commit, hooks, history, include, stop, agents, redact, explain, store, sessionlog)
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 const want = (group) => ONLY.size === 0 || ONLY.has(group);
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'entire-bench-')));
@@ -354,6 +354,48 @@ for (const [label, bytes] of want('stop') ? [
     xs.push(s.agentTurn(`later-${i}.txt`));
   }
   row(`Stop hook, later turns, ${label} transcript`, median(xs), `first turn ${first.toFixed(0)} ms${bytes === T50 ? ' (target < 1000 ms)' : ''}`, nb, xs);
+}
+
+// ------------------------------------------------------------------ hooks an agent waits on, from real agent CLI runs
+/**
+ * The turn-end hook of each agent as the real CLI runs it (issue 15): the real-agent tier
+ * (`scripts/agents-test.mjs`, pinned versions, scripted model server) runs one agent at a time,
+ * its shim records every hook's wall time, and the rows are their medians against this run's
+ * `node -e ""`. The agent's own process runs beside the hook, as it does for users.
+ */
+const WAITED_ON = [
+  ['claude-code', 'Claude Code', 'stop', 'user-prompt-submit'],
+  ['gemini', 'Gemini CLI', 'after-agent', 'before-agent'],
+];
+if (want('agents')) {
+  for (const [key, name, turnEnd, turnStart] of WAITED_ON) {
+    note(`${name}: real CLI runs (the real-agent tier, this agent only)`);
+    const out = join(base, `hook-times-${key}.tsv`);
+    const r = spawnSync(process.execPath, [join(root, 'scripts', 'agents-test.mjs'), '--times-out', out], {
+      cwd: root,
+      env: { ...process.env, ENTIRE_AGENTS_ONLY: key },
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+    });
+    let lines = [];
+    try {
+      lines = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t'));
+    } catch {
+      rows.push({ label: `${name}: hooks in real CLI runs`, ms: NaN, ratio: NaN, extra: `not measured: the tier did not run (${(r.stderr ?? '').trim().split('\n').pop()})` });
+      continue;
+    }
+    const failed = /(\d+) failed/.exec(r.stdout ?? '')?.[1];
+    for (const verb of [turnEnd, turnStart]) {
+      const xs = lines.filter(([a, v]) => a === key && v === verb).map(([, , t0, t1]) => (Number(t1) - Number(t0)) * 1000);
+      if (xs.length === 0) continue;
+      row(
+        `${name} ${verb}, real CLI runs (n=${xs.length})`,
+        median(xs),
+        `${verb === turnEnd ? '(target ≤ 2.5×) ' : ''}${failed && failed !== '0' ? `tier: ${failed} failed` : ''}`.trim(),
+        nodeSamples,
+      );
+    }
+  }
 }
 
 // ------------------------------------------------------------------ redaction, explain, listing, store

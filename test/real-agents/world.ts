@@ -39,15 +39,21 @@ export class World {
     // The agents call `entire hooks …` from PATH: run this checkout's build,
     // keeping a copy of each hook's stdin for the drift report.
     const shim = join(this.bin, 'entire');
+    // Each hook's wall time as the agent waits for it (bash's clock: no process started
+    // around the measured run), for the per-agent hook figures (`npm run bench`, BENCH_ONLY=agents).
+    const times = process.env['ENTIRE_AGENTS_REPORT_DIR'] ? join(process.env['ENTIRE_AGENTS_REPORT_DIR'], 'hook-times.tsv') : join(this.base, 'hook-times.tsv');
     writeFileSync(
       shim,
-      `#!/bin/sh
+      `#!/bin/bash
 if [ "$1" = hooks ] && [ $# -ge 3 ]; then
   tmp=$(mktemp "${this.base}/stdin.XXXXXX")
   cat > "$tmp"
   { printf '%s\\t%s\\t' "$2" "$3"; tr -d '\\n' < "$tmp"; echo; } >> "${this.hookCapture}"
+  t0=$EPOCHREALTIME
   "${process.execPath}" "${ENTIRE_CLI}" "$@" < "$tmp"
   status=$?
+  t1=$EPOCHREALTIME
+  printf '%s\\t%s\\t%s\\t%s\\n' "$2" "$3" "$t0" "$t1" >> "${times}"
   rm -f "$tmp"
   exit $status
 fi
@@ -83,6 +89,9 @@ exec "${process.execPath}" "${ENTIRE_CLI}" "$@"
       NO_COLOR: '1',
       ...extra,
     });
+    // Entire's own caches (code cache, redaction automaton) are shared by every world of a run,
+    // as one user's are across sessions: hook times are then the steady state, not first runs
+    env['ENTIRE_CACHE_DIR'] = join(process.env['ENTIRE_AGENTS_REPORT_DIR'] ?? this.base, 'entire-cache');
     return env;
   }
 
