@@ -17,6 +17,7 @@ export const claudeCodeDriver: AgentDriver = {
   key: 'claude-code',
   displayName: 'Claude Code',
   dialect: anthropicDialect,
+  agentCommitsRunHooks: true,
   subagents: true,
   enableFiles: ['.claude/settings.json', '.entire/settings.json', '.entire/.gitignore'],
   turnEndVerb: 'stop',

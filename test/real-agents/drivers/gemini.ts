@@ -28,6 +28,7 @@ export const geminiDriver: AgentDriver = {
   key: 'gemini',
   displayName: 'Gemini CLI',
   dialect: geminiDialect,
+  agentCommitsRunHooks: false,
   subagents: false,
   enableFiles: ['.gemini/settings.json', '.entire/settings.json', '.entire/.gitignore'],
   turnEndVerb: 'after-agent',

@@ -30,6 +30,12 @@ export interface AgentDriver {
   dialect: Dialect;
   /** Capabilities that select scenarios. */
   subagents: boolean;
+  /**
+   * False when the agent's shell runs git with hooks off (Gemini CLI: an empty core.hooksPath,
+   * SPEC-2 §B.8): its own commits can be linked only afterwards, by SPEC-2 §D.3, which is the
+   * next issue's work (issue 17). The tests of a linked agent commit are skipped until then.
+   */
+  agentCommitsRunHooks: boolean;
   /** Files `entire enable --agent <key>` writes that the repository commits. */
   enableFiles: string[];
   /** The hook verb that ends a turn (its log line carries `flush_wait_ms`, SPEC-2 §B.4). */
