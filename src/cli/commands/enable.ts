@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { out } from '../output.js';
+import { listAgents, DEFAULT_AGENT } from '../../agents/registry.js';
 
 /** SPEC §8.1 `entire enable`. */
 export function register(program: Command): void {
   program
     .command('enable')
     .description('Install the git and agent hooks and turn Entire on for this repository')
-    .option('--agent <agent>', 'agent to install hooks for (claude-code, gemini, cursor)', 'claude-code')
+    .option('--agent <agent>', `agent to install hooks for (${listAgents().map((a) => a.key).join(', ')})`, DEFAULT_AGENT)
     .option('--local', 'write settings to .entire/settings.local.json (not committed)')
     .option('--project', 'write settings to .entire/settings.json (committed)')
     .option('-f, --force', 'reinstall agent hooks')
