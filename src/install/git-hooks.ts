@@ -243,12 +243,40 @@ export function uninstallGitHooks(o: { hooksDir: string; root: string }): { remo
 export type HookState = 'installed' | 'missing' | 'foreign';
 
 export function hookStates(o: { hooksDir: string; root: string }): Record<GitHookName, HookState> {
-  const husky = isHuskyDir(o.hooksDir, o.root);
   const states = {} as Record<GitHookName, HookState>;
-  for (const hook of GIT_HOOKS) {
-    const file = husky ? join(o.root, '.husky', hook) : join(o.hooksDir, hook);
-    if (!existsSync(file)) states[hook] = 'missing';
-    else states[hook] = isOurHook(readFileSync(file, 'utf8')) ? 'installed' : 'foreign';
-  }
+  for (const [hook, text] of hookTexts(o)) states[hook] = text === null ? 'missing' : isOurHook(text) ? 'installed' : 'foreign';
   return states;
+}
+
+/** Each hook's file (husky: `.husky/<hook>`) as text, null if absent. */
+function hookTexts(o: { hooksDir: string; root: string }): [GitHookName, string | null][] {
+  const husky = isHuskyDir(o.hooksDir, o.root);
+  return GIT_HOOKS.map((hook) => {
+    const file = husky ? join(o.root, '.husky', hook) : join(o.hooksDir, hook);
+    try {
+      return [hook, readFileSync(file, 'utf8')];
+    } catch {
+      return [hook, null];
+    }
+  });
+}
+
+/**
+ * Why an installed hook of ours no longer does its work as it should, or null: one of the older
+ * style (it inlined the logic, so upgrades never reach it), or one whose recorded package is
+ * gone (it falls back to PATH). `enable` rewrites both.
+ */
+export function staleness(text: string): string | null {
+  if (!isOurHook(text)) return null;
+  if (isInlinedHook(text)) return 'is of an older style that upgrades of entire do not reach';
+  const pkg = recordedPackage(text);
+  if (pkg && !existsSync(join(pkg, RUNNER))) return `records a package that no longer exists (${pkg})`;
+  return null;
+}
+
+/** Hooks `enable` would change for the better: missing, not ours, or stale. */
+export function hooksToReinstall(o: { hooksDir: string; root: string }): GitHookName[] {
+  return hookTexts(o)
+    .filter(([, text]) => text === null || !isOurHook(text) || staleness(text) !== null)
+    .map(([hook]) => hook);
 }
