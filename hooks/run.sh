@@ -36,16 +36,16 @@ entire_amend() {
   done < "/proc/$entire_gp/cmdline"
   return 1
 }
-entire_cli=
-if [ -e "$entire_cd/entire-sessions/LIVE" ]; then entire_cli=1
+entire_need=
+if [ -e "$entire_cd/entire-sessions/LIVE" ]; then entire_need=1
 else
   case $entire_hook in
     # a trailer (amend keeps it, -c/-C drop a copied one), or `--amend -m/-F`, which would lose it
-    prepare-commit-msg) { entire_trailer "$1" || { [ "${2-}" = message ] && entire_amend; }; } && entire_cli=1 ;;
-    commit-msg) entire_trailer "$1" && entire_cli=1 ;;
+    prepare-commit-msg) { entire_trailer "$1" || { [ "${2-}" = message ] && entire_amend; }; } && entire_need=1 ;;
+    commit-msg) entire_trailer "$1" && entire_need=1 ;;
     # prepare-commit-msg writes the intent whenever there is work
-    post-commit) [ -e "$entire_gd/entire-commit-intent.json" ] && entire_cli=1 ;;
-    *) entire_cli=1 ;;
+    post-commit) [ -e "$entire_gd/entire-commit-intent.json" ] && entire_need=1 ;;
+    *) entire_need=1 ;;
   esac
 fi
-[ -z "$entire_cli" ] || command . "$entire_pkg/hooks/cli.sh"
+[ -z "$entire_need" ] || command . "$entire_pkg/hooks/cli.sh"

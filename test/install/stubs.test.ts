@@ -68,6 +68,20 @@ function foreignHook(r: TempRepo, hook: string, log: string, status = 0): void {
   chmodSync(file, 0o755);
 }
 
+/**
+ * A copy of the package installed as npm lays it out, its CLI recording calls:
+ * <prefix>/bin/entire → ../lib/node_modules/entire/…, or node_modules/.bin/entire → ../entire/….
+ */
+function npmLayout(layout: 'global' | 'local'): { bin: string; calls: string } {
+  const base = tempDir('entire-npm-');
+  const pkg = layout === 'global' ? join(base, 'lib', 'node_modules', 'entire') : join(base, 'node_modules', 'entire');
+  const bin = layout === 'global' ? join(base, 'bin') : join(base, 'node_modules', '.bin');
+  for (const d of ['bin', 'dist', 'hooks']) cpSync(join(PROJECT_ROOT, d), join(pkg, d), { recursive: true });
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(layout === 'global' ? '../lib/node_modules/entire/bin/entire.cjs' : '../entire/bin/entire.cjs', join(bin, 'entire'));
+  return { bin, calls: recordCalls(pkg) };
+}
+
 describe('installed hooks are stubs of the package', () => {
   it('each hook records node and the package, and holds none of the fast path, which is the package’s', () => {
     const r = makeRepo();
@@ -199,14 +213,7 @@ describe('the package is gone (SPEC §8.11 fail-open)', () => {
       enableWith(r, gone.cli);
       rmSync(gone.root, { recursive: true, force: true });
 
-      // <prefix>/bin/entire → ../lib/node_modules/entire/…, or node_modules/.bin/entire → ../entire/…
-      const base = tempDir('entire-npm-');
-      const pkg = layout === 'global' ? join(base, 'lib', 'node_modules', 'entire') : join(base, 'node_modules', 'entire');
-      const bin = layout === 'global' ? join(base, 'bin') : join(base, 'node_modules', '.bin');
-      for (const d of ['bin', 'dist', 'hooks']) cpSync(join(PROJECT_ROOT, d), join(pkg, d), { recursive: true });
-      mkdirSync(bin, { recursive: true });
-      symlinkSync(layout === 'global' ? '../lib/node_modules/entire/bin/entire.cjs' : '../entire/bin/entire.cjs', join(bin, 'entire'));
-      const calls = recordCalls(pkg);
+      const { bin, calls } = npmLayout(layout);
       const env = { PATH: pathWithoutEntire([bin]) };
 
       r.write('a.txt', 'a\n');
@@ -219,6 +226,25 @@ describe('the package is gone (SPEC §8.11 fail-open)', () => {
       expect(calledHooks(calls)).toEqual(['prepare-commit-msg', 'commit-msg', 'post-commit']);
     });
   }
+
+  it('a committed hooks dir (core.hooksPath=.githooks) records no path of this machine and finds the package on PATH', () => {
+    const r = makeRepo();
+    r.git(['config', 'core.hooksPath', '.githooks']);
+    expect(r.entire(['enable']).status).toBe(0);
+    for (const h of HOOKS) {
+      const text = readFileSync(join(r.dir, '.githooks', h), 'utf8');
+      expect(text, h).toContain("entire_pkg=''");
+      expect(text, h).not.toContain(PROJECT_ROOT);
+      expect(text, h).not.toContain(process.execPath);
+    }
+    const { bin, calls } = npmLayout('global');
+    const env = { PATH: pathWithoutEntire([bin]) };
+    commit(r, ['--allow-empty', '-m', 'nothing to do'], env);
+    expect(calledHooks(calls)).toEqual([]);
+    writeFileSync(live(r), '');
+    commit(r, ['--allow-empty', '-m', 'live'], env);
+    expect(calledHooks(calls)).toEqual(['prepare-commit-msg', 'commit-msg', 'post-commit']);
+  });
 
   it('an `entire` on PATH whose package cannot be found decides alone: it runs for every hook', () => {
     const r = makeRepo();
