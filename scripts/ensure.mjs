@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-// an installed tarball has no sources: its dist/ came with it
+// an installed tarball has no sources: its dist/ came with it (this file ships in it only so
+// that a `prepare` npm might run there finds it and does nothing)
 if (!existsSync(join(root, 'src'))) process.exit(0);
 
 function newest(dir) {
