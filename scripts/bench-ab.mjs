@@ -35,7 +35,7 @@ function restore() {
   }
 }
 
-// the git process a hook runs under (hooks/common.sh hands its pid to the CLI)
+// the git process a hook runs under (hooks/cli.sh hands its pid to the CLI)
 const standIn = spawn('git', ['cat-file', '--batch'], { cwd: snapDir, stdio: ['pipe', 'ignore', 'ignore'] });
 const env = { ...snap.env, ENTIRE_GIT_PID: String(standIn.pid) };
 

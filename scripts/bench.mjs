@@ -210,7 +210,7 @@ function liveRepo(name, transcriptBytes, history, extraEnv = {}) {
 
 /**
  * A stand-in for the git process that runs the hooks. The installed hook
- * scripts hand the CLI git's pid (ENTIRE_GIT_PID, see hooks/common.sh), and
+ * scripts hand the CLI git's pid (ENTIRE_GIT_PID, see hooks/cli.sh), and
  * the CLI reads git's command line from /proc/<pid>: this waiting
  * `git cat-file --batch` gives the bench's hook runs the same two reads,
  * instead of a walk up the bench's own process tree that no commit makes.

@@ -1,13 +1,19 @@
 #!/usr/bin/env node
-// Makes a fresh clone runnable: installs dependencies when missing and
-// builds the bundle when it is older than the sources. Used by the README's
-// two commands (`npm run demo`, `npm test`) so each installs what it needs.
+// Makes a checkout runnable: installs dependencies when missing and builds the bundles when
+// they are older than the sources. Used by `npm run demo`, `npm test` and as npm's `prepare`
+// script, which npm runs after `npm install` in a checkout, before `npm pack` and `npm publish`
+// (so the tarball carries dist/), for git installs, and for `npm install -g <dir>` / `npm link`
+// (in the linked checkout, where npm installs no devDependencies: then this installs them).
 import { existsSync, statSync, readdirSync } from 'node:fs';
 import { execSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// an installed tarball has no sources: its dist/ came with it (this file ships in it only so
+// that a `prepare` npm might run there finds it and does nothing)
+if (!existsSync(join(root, 'src'))) process.exit(0);
 
 function newest(dir) {
   let t = 0;
@@ -18,12 +24,23 @@ function newest(dir) {
   return t;
 }
 
+/**
+ * The environment for an npm run from inside an npm lifecycle script: without the settings of
+ * the outer command that would send this install elsewhere (`-g`, its prefix) or drop the
+ * devDependencies the build needs.
+ */
+function nestedNpmEnv() {
+  const env = { ...process.env };
+  for (const k of ['global', 'global_prefix', 'local_prefix', 'prefix', 'location', 'globalconfig', 'omit', 'include', 'production', 'only']) {
+    delete env[`npm_config_${k}`];
+  }
+  return env;
+}
+
 if (!existsSync(join(root, 'node_modules', 'esbuild')) || !existsSync(join(root, 'node_modules', 'vitest'))) {
   process.stderr.write('Installing dependencies (npm ci)...\n');
-  execSync(existsSync(join(root, 'package-lock.json')) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund', {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  const install = existsSync(join(root, 'package-lock.json')) ? 'npm ci' : 'npm install';
+  execSync(`${install} --include=dev --no-audit --no-fund`, { cwd: root, stdio: 'inherit', env: nestedNpmEnv() });
 }
 const sources = Math.max(newest(join(root, 'src')), statSync(join(root, 'package.json')).mtimeMs, statSync(join(root, 'scripts', 'build.mjs')).mtimeMs);
 const stale = (b) => !existsSync(b) || statSync(b).mtimeMs < sources;

@@ -10,7 +10,7 @@ async function main(): Promise<void> {
     await runHookCommand(argv.slice(1));
     return;
   }
-  if (argv[0] === 'version' && argv.length === 1) {
+  if (argv.length === 1 && (argv[0] === 'version' || argv[0] === '--version' || argv[0] === '-v')) {
     // the one command people time: no commander
     const { printVersion } = await import('./commands/version.js');
     printVersion();

@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { EntireError } from '../errors.js';
 import { err } from './output.js';
 import { termSafe } from '../trust/terminal.js';
+import { versionLines } from './commands/version.js';
 
 export type CommandModule = { register(program: Command): void };
 
@@ -33,7 +34,9 @@ export async function runProgram(argv: string[]): Promise<void> {
       writeErr: (s) => process.stderr.write(termSafe(s)),
       outputError: (s, write) => write(s.startsWith('error: ') ? `Error: Invalid usage: ${s.slice(7)}` : s),
     })
-    .showHelpAfterError(false);
+    .showHelpAfterError(false)
+    // main.ts answers a lone `--version` without commander; this is for help and other spellings
+    .version(versionLines().join('\n'), '-v, --version', 'print the version (as `entire version`)');
 
   const name = argv[0];
   // Load only the command that runs; help needs them all.

@@ -46,7 +46,7 @@ import { shardPath } from '../checkpoint/id.js';
 import { METADATA_REF, METADATA_REMOTE_REF, SHADOW_BRANCH_RE, parseShadowBranch, shadowBranchName, worktreeHash } from '../checkpoint/shadow.js';
 import { adapterFor, readableTranscript } from '../strategy/transcript.js';
 import { toRepoRelative } from '../agents/paths.js';
-import { GIT_HOOKS, hookStates, isHuskyDir, isOurHook } from '../install/git-hooks.js';
+import { GIT_HOOKS, hookStates, isHuskyDir, isOurHook, staleness } from '../install/git-hooks.js';
 import { readIntent, intentPath } from '../strategy/intent.js';
 import { intentStaleness } from '../strategy/commit-message.js';
 import { prePromptName, readScratch, removeScratch, tmpDir } from '../strategy/scratch.js';
@@ -486,17 +486,16 @@ class Doctor {
       else if (states[h] === 'foreign') problems.push(`${h} is not Entire's`);
     }
     const husky = isHuskyDir(repo.hooksDir, repo.root);
-    if (!husky) {
-      for (const h of GIT_HOOKS) {
-        if (states[h] !== 'installed') continue;
-        const file = join(repo.hooksDir, h);
-        try {
-          if ((statSync(file).mode & 0o111) === 0) problems.push(`${h} is not executable (git skips it)`);
-          const cli = /^entire_cli='([^']*)'$/m.exec(readFileSync(file, 'utf8'))?.[1];
-          if (cli && !existsSync(cli)) problems.push(`${h} records a CLI path that no longer exists`);
-        } catch {
-          /* vanished meanwhile */
-        }
+    for (const h of GIT_HOOKS) {
+      if (states[h] !== 'installed') continue;
+      const file = husky ? join(repo.root, '.husky', h) : join(repo.hooksDir, h);
+      try {
+        // husky runs its files with `sh` whatever their mode
+        if (!husky && (statSync(file).mode & 0o111) === 0) problems.push(`${h} is not executable (git skips it)`);
+        const stale = staleness(readFileSync(file, 'utf8'));
+        if (stale) problems.push(`${h} ${stale}`);
+      } catch {
+        /* vanished meanwhile */
       }
     }
     // hooks installed where git does not look (e.g. .git/hooks while core.hooksPath is set)

@@ -3,49 +3,10 @@
  * hooks that repair a missing install (§6.1 step 4) and by doctor.
  */
 import { existsSync, realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { Repo } from '../git/repo.js';
 import { err } from '../cli/output.js';
-import { installGitHooks, loadTemplates, type InstallResult } from './git-hooks.js';
-
-/** The `hooks/` template dir shipped beside `dist/` (and `src/` in a checkout). */
-export function templatesDir(): string {
-  const candidates: string[] = [];
-  if (typeof __dirname === 'string') candidates.push(join(__dirname, '..', 'hooks'), join(__dirname, '..', '..', 'hooks'));
-  if (process.argv[1]) {
-    try {
-      candidates.push(join(dirname(realpathSync(process.argv[1])), '..', 'hooks'));
-    } catch {
-      /* ignore */
-    }
-  }
-  candidates.push(join(process.cwd(), 'hooks'));
-  for (const c of candidates) if (existsSync(join(c, 'common.sh'))) return c;
-  return candidates[0] ?? 'hooks';
-}
-
-/** Absolute node binary and CLI launcher recorded into per-machine hooks. */
-export function launchPaths(): { node: string; cli: string } {
-  let cli = process.argv[1] ?? '';
-  try {
-    cli = realpathSync(cli);
-  } catch {
-    /* keep as given */
-  }
-  return { node: process.execPath, cli };
-}
-
-export async function installHooksForRepo(repo: Repo, log?: (line: string) => void): Promise<InstallResult> {
-  return installGitHooks({
-    hooksDir: repo.hooksDir,
-    root: repo.root,
-    gitDirs: [repo.gitDir, repo.commonDir],
-    templates: loadTemplates(templatesDir()),
-    launch: launchPaths(),
-    log,
-  });
-}
-
+import { installGitHooks, loadTemplates, RUNNER, type InstallResult } from './git-hooks.js';
 import { openRepo } from '../git/repo.js';
 import { EntireError } from '../errors.js';
 import { getAgent, DEFAULT_AGENT } from '../agents/registry.js';
@@ -58,7 +19,46 @@ import {
   localSettingsPath,
 } from '../settings/settings.js';
 import { ensureMetadataBranch } from '../store/branch.js';
-import { relative } from 'node:path';
+
+/**
+ * The directory of the package this process runs from (bin/, dist/, hooks/). Installed hooks
+ * record it and source its hooks/run.sh, so it must be the package itself: never a directory
+ * found from the working directory (that would run a repository's own script from its hooks).
+ */
+export function packageDir(): string {
+  const candidates: string[] = [];
+  // the bundles run from dist/ (bin/entire.cjs hands them __dirname)
+  if (typeof __dirname === 'string') candidates.push(join(__dirname, '..'));
+  if (process.argv[1]) {
+    try {
+      candidates.push(join(dirname(realpathSync(process.argv[1])), '..'));
+    } catch {
+      /* not a file */
+    }
+  }
+  for (const c of candidates) {
+    if ([RUNNER, 'hooks/stub.sh', 'bin/entire.cjs'].every((f) => existsSync(join(c, f)))) {
+      try {
+        return realpathSync(c);
+      } catch {
+        /* vanished meanwhile */
+      }
+    }
+  }
+  throw new EntireError('INTERNAL', `this installation of entire has no ${RUNNER} (reinstall the package)`);
+}
+
+export async function installHooksForRepo(repo: Repo, log?: (line: string) => void): Promise<InstallResult> {
+  const pkg = packageDir();
+  return installGitHooks({
+    hooksDir: repo.hooksDir,
+    root: repo.root,
+    gitDirs: [repo.gitDir, repo.commonDir],
+    templates: loadTemplates(join(pkg, 'hooks')),
+    launch: { node: process.execPath, pkg },
+    log,
+  });
+}
 
 export interface EnableOptions {
   agent?: string;
@@ -68,10 +68,15 @@ export interface EnableOptions {
   skipPushSessions?: boolean;
 }
 
+/** The adapter for `key`; an unknown key fails with one line naming the known agents (the registry's error). */
+async function agentFor(key: string) {
+  return getAgent(key);
+}
+
 /** SPEC §8.1 `entire enable`; returns the lines to print. Idempotent. */
 export async function enable(cwd: string, o: EnableOptions): Promise<string[]> {
   if (o.local && o.project) throw new EntireError('INVALID_USAGE', 'cannot specify both --project and --local');
-  const adapter = await getAgent(o.agent ?? DEFAULT_AGENT);
+  const adapter = await agentFor(o.agent ?? DEFAULT_AGENT);
   const repo = await openRepo(cwd);
   try {
     const lines: string[] = [];

@@ -1,7 +1,8 @@
 /**
  * SPEC §8.11: install git hooks where git actually runs them, chaining any
  * hook that was there before (never overwriting it), and the husky variant
- * that appends a marked block to the shared `.husky/<hook>` files.
+ * that appends a marked block to the shared `.husky/<hook>` files. Both are
+ * stubs that source the installed package's hooks/run.sh (hooks/README.md).
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, isAbsolute, sep } from 'node:path';
@@ -13,22 +14,22 @@ export const HOOK_MARKER = '# Entire CLI hooks';
 export const HUSKY_END = '# end Entire CLI hooks';
 export const BACKUP_SUFFIX = '.pre-entire';
 
+/**
+ * What installed hooks source from the package: the fast path and the CLI call live there, so
+ * upgrading the package upgrades every installed hook. Hooks of an older style inlined all of
+ * it; `enable` replaces them.
+ */
+export const RUNNER = 'hooks/run.sh';
+/** The stub's format, recorded as `entire_stub=` (run.sh's interface with installed stubs). */
+export const STUB_FORMAT = 1;
+
 export interface HookTemplates {
-  common: string;
-  bodies: Record<GitHookName, string>;
+  /** hooks/stub.sh without its comment header: what a hook does when the recorded package is gone. */
+  stub: string;
 }
 
 export function loadTemplates(dir: string): HookTemplates {
-  const read = (n: string) => readFileSync(join(dir, n), 'utf8');
-  return {
-    common: read('common.sh'),
-    bodies: {
-      'prepare-commit-msg': read('prepare-commit-msg.sh'),
-      'commit-msg': read('commit-msg.sh'),
-      'post-commit': read('post-commit.sh'),
-      'pre-push': read('pre-push.sh'),
-    },
-  };
+  return { stub: code(readFileSync(join(dir, 'stub.sh'), 'utf8')) };
 }
 
 function shq(s: string): string {
@@ -43,38 +44,54 @@ function code(t: string): string {
 export interface Launch {
   /** Absolute node binary recorded at enable (per-machine dirs only). */
   node?: string;
-  /** Absolute path of the CLI launcher (per-machine dirs only). */
-  cli?: string;
+  /** Absolute directory of the installed package, holding hooks/run.sh (per-machine dirs only). */
+  pkg?: string;
 }
 
-/** A complete hook script for a per-machine (or shared non-husky) hook dir. */
+function stubVars(hook: GitHookName, launch: Launch): string {
+  return `entire_stub=${STUB_FORMAT} entire_hook=${hook}\nentire_node=${shq(launch.node ?? '')}\nentire_pkg=${shq(launch.pkg ?? '')}\n`;
+}
+
+/**
+ * A complete hook script for a per-machine (or shared non-husky) hook dir. Its one line that
+ * sources the recorded runner ends the script (after the chain); the shell parses the rest
+ * (hooks/stub.sh: the package is gone, or none is recorded) only when it did not.
+ */
 export function renderHook(hook: GitHookName, t: HookTemplates, launch: Launch): string {
-  const chain =
-    hook === 'pre-push'
-      ? `# The hook that was here before \`entire enable\` runs first, with the original stdin.\nif [ -x "\${0%/*}/${hook}${BACKUP_SUFFIX}" ]; then\n  "\${0%/*}/${hook}${BACKUP_SUFFIX}" "$@" || exit $?\nfi\n`
-      : '';
-  const tail =
-    hook === 'pre-push'
-      ? 'exit 0\n'
-      : `# Chain: the hook that was here before \`entire enable\` keeps running.\nif [ -x "\${0%/*}/${hook}${BACKUP_SUFFIX}" ]; then\n  "\${0%/*}/${hook}${BACKUP_SUFFIX}" "$@"\n  exit $?\nfi\nexit 0\n`;
+  const prev = `"\${0%/*}/${hook}${BACKUP_SUFFIX}"`;
+  // pre-push: the hook that was here before `entire enable` runs first, with git's stdin, and its failure stops the push
+  const before = hook === 'pre-push' ? `if [ -x ${prev} ]; then ${prev} "$@" || exit $?; fi\n` : '';
+  const done =
+    hook === 'pre-push' ? 'exit 0' : `if [ -x ${prev} ]; then ${prev} "$@"; exit $?; fi; exit 0`;
   return (
     '#!/bin/sh\n' +
     `${HOOK_MARKER}\n` +
-    '# Links commits to AI agent sessions. Fail-open: it never stops git.\n' +
-    '# Remove with `entire disable --uninstall`.\n' +
-    `entire_node=${shq(launch.node ?? '')}\n` +
-    `entire_cli=${shq(launch.cli ?? '')}\n` +
-    code(t.common) +
-    chain +
-    code(t.bodies[hook]) +
-    tail
+    `# Links commits to AI agent sessions: ${RUNNER} of the entire package named below does the work,\n` +
+    `# so upgrading entire upgrades this hook. ${hook}${BACKUP_SUFFIX}, the hook that was here before,\n` +
+    '# keeps running. Fail-open: it never stops git. Remove with `entire disable --uninstall`.\n' +
+    stubVars(hook, launch) +
+    before +
+    `entire_done() { ${done}; }\n` +
+    `[ -n "$entire_pkg" ] && [ -f "$entire_pkg/${RUNNER}" ] && { command . "$entire_pkg/${RUNNER}"; entire_done "$@"; }\n` +
+    t.stub +
+    'entire_done "$@"\n'
   );
 }
 
 /** The block appended to a husky file: PATH only, no machine paths, never fails. */
 export function renderHuskyBlock(hook: GitHookName, t: HookTemplates): string {
-  const inner = code(t.common) + code(t.bodies[hook]);
-  return `${HOOK_MARKER}\n(\nentire_node=''\nentire_cli=''\n${inner}) || true\n${HUSKY_END}\n`;
+  return `${HOOK_MARKER}\n(\nentire_stub=${STUB_FORMAT} entire_hook=${hook}\n${t.stub}) || true\n${HUSKY_END}\n`;
+}
+
+/** An installed hook (or husky block) of the older style that inlined the whole logic. */
+export function isInlinedHook(text: string): boolean {
+  return isOurHook(text) && !/^entire_stub=/m.test(text);
+}
+
+/** The package directory a hook records ('' in shared files; null in hooks of the older style). */
+export function recordedPackage(text: string): string | null {
+  const m = /^entire_pkg='((?:[^']|'\\'')*)'$/m.exec(text);
+  return m ? m[1]!.replace(/'\\''/g, "'") : null;
 }
 
 export function isOurHook(text: string): boolean {
@@ -105,6 +122,23 @@ export interface InstallResult {
   backedUp: string[];
 }
 
+/**
+ * Writes an executable script as a new file renamed into place: a shell running the old one
+ * (a commit during `enable`) goes on reading the old bytes, never a mix of both.
+ */
+function replaceScript(file: string, text: string): void {
+  const tmp = `${file}.entire-tmp-${process.pid}`;
+  rmSync(tmp, { force: true });
+  writeFileSync(tmp, text, { mode: 0o755, flag: 'wx' });
+  try {
+    chmodSync(tmp, 0o755); // whatever the umask
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
 function utcStamp(d = new Date()): string {
   return d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
@@ -130,8 +164,7 @@ export function installGitHooks(o: {
       const base = without === null ? '#!/usr/bin/env sh\n' : without.endsWith('\n') || without === '' ? without : without + '\n';
       const next = base + block;
       if (next !== existing) {
-        writeFileSync(file, next);
-        chmodSync(file, 0o755);
+        replaceScript(file, next);
         result.changed.push(hook);
       }
     }
@@ -156,8 +189,7 @@ export function installGitHooks(o: {
       o.log?.(`[entire] Backed up existing ${hook} to ${hook}${BACKUP_SUFFIX}`);
     }
     if (existing !== script) {
-      writeFileSync(file, script, { mode: 0o755 });
-      chmodSync(file, 0o755);
+      replaceScript(file, script);
       result.changed.push(hook);
     } else if ((statSync(file).mode & 0o777) !== 0o755) {
       // same content but not executable: git would skip it silently
@@ -211,12 +243,40 @@ export function uninstallGitHooks(o: { hooksDir: string; root: string }): { remo
 export type HookState = 'installed' | 'missing' | 'foreign';
 
 export function hookStates(o: { hooksDir: string; root: string }): Record<GitHookName, HookState> {
-  const husky = isHuskyDir(o.hooksDir, o.root);
   const states = {} as Record<GitHookName, HookState>;
-  for (const hook of GIT_HOOKS) {
-    const file = husky ? join(o.root, '.husky', hook) : join(o.hooksDir, hook);
-    if (!existsSync(file)) states[hook] = 'missing';
-    else states[hook] = isOurHook(readFileSync(file, 'utf8')) ? 'installed' : 'foreign';
-  }
+  for (const [hook, text] of hookTexts(o)) states[hook] = text === null ? 'missing' : isOurHook(text) ? 'installed' : 'foreign';
   return states;
+}
+
+/** Each hook's file (husky: `.husky/<hook>`) as text, null if absent. */
+function hookTexts(o: { hooksDir: string; root: string }): [GitHookName, string | null][] {
+  const husky = isHuskyDir(o.hooksDir, o.root);
+  return GIT_HOOKS.map((hook) => {
+    const file = husky ? join(o.root, '.husky', hook) : join(o.hooksDir, hook);
+    try {
+      return [hook, readFileSync(file, 'utf8')];
+    } catch {
+      return [hook, null];
+    }
+  });
+}
+
+/**
+ * Why an installed hook of ours no longer does its work as it should, or null: one of the older
+ * style (it inlined the logic, so upgrades never reach it), or one whose recorded package is
+ * gone (it falls back to PATH). `enable` rewrites both.
+ */
+export function staleness(text: string): string | null {
+  if (!isOurHook(text)) return null;
+  if (isInlinedHook(text)) return 'is of an older style that upgrades of entire do not reach';
+  const pkg = recordedPackage(text);
+  if (pkg && !existsSync(join(pkg, RUNNER))) return `records a package that no longer exists (${pkg})`;
+  return null;
+}
+
+/** Hooks `enable` would change for the better: missing, not ours, or stale. */
+export function hooksToReinstall(o: { hooksDir: string; root: string }): GitHookName[] {
+  return hookTexts(o)
+    .filter(([, text]) => text === null || !isOurHook(text) || staleness(text) !== null)
+    .map(([hook]) => hook);
 }

@@ -216,12 +216,15 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
   }
 }
 
-/** SPEC §6.1 step 4: put back git hooks that lost our marker (e.g. a tool rewrote them). */
+/**
+ * SPEC §6.1 step 4: put back git hooks that lost our marker (e.g. a tool rewrote them), and
+ * rewrite ours that are stale: of the older inlined style (so an upgrade of the package reaches
+ * them from the next agent turn on) or recording a package that is gone.
+ */
 async function reinstallHooksIfMissing(ctx: HookContext): Promise<void> {
   try {
-    const { hookStates } = await import('../install/git-hooks.js');
-    const states = hookStates({ hooksDir: ctx.repo.hooksDir, root: ctx.repo.root });
-    if (Object.values(states).every((s) => s === 'installed')) return;
+    const { hooksToReinstall } = await import('../install/git-hooks.js');
+    if (hooksToReinstall({ hooksDir: ctx.repo.hooksDir, root: ctx.repo.root }).length === 0) return;
     const { installHooksForRepo } = await import('../install/enable.js');
     await installHooksForRepo(ctx.repo);
     ctx.log.info('reinstalled git hooks', {});

@@ -8,6 +8,10 @@ import { join } from 'node:path';
 import { makeRepo, cleanupAll, tempDir, testEnv, repoAt, type TempRepo } from '../helpers/repo.js';
 import { FakeClaude } from '../helpers/agent.js';
 import { gitPath, refs, snapshotFiles } from './util.js';
+import { listAgents } from '../../src/agents/registry.js';
+import { PROJECT_ROOT } from '../helpers/repo.js';
+
+const PKG_VERSION = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 afterAll(() => cleanupAll());
 
@@ -106,6 +110,20 @@ describe('version and bad usage (SPEC §8.10, §11.1)', () => {
     const bogus = r.entire(['bogus']);
     expect(bogus.status).toBe(1);
     expect(bogus.stderr.split('\n')[0]).toBe("Error: Invalid usage: unknown command 'bogus'");
+  });
+
+  it('--version and -v print what `version` prints, with the package version', () => {
+    const dir = tempDir('entire-norepo-');
+    const home = tempDir('entire-home-');
+    const r = repoAt(dir, home, testEnv(home));
+    const version = r.entire(['version']).stdout;
+    expect(version.split('\n')[0]).toBe(`Entire CLI ${PKG_VERSION} (${version.split('(')[1]!.split(')')[0]})`);
+    for (const flag of ['--version', '-v']) {
+      const res = r.entire([flag]);
+      expect(res.status, flag).toBe(0);
+      expect(res.stdout, flag).toBe(version);
+    }
+    expect(r.entire(['--help']).stdout).toContain('-v, --version');
   });
 });
 
@@ -251,6 +269,61 @@ describe('disable (SPEC §8.2, §11.7, §11.42)', () => {
     const ran = readFileSync(marker, 'utf8');
     expect(ran).toContain(`refs/heads/main ${head} refs/heads/main `);
     expect(ran).toContain(`args: origin ${remote.dir}`);
+  });
+
+  it('--uninstall leaves nothing of ours in any worktree; committed .entire files and the metadata branch stay', () => {
+    const r = makeRepo();
+    const wt = join(tempDir('entire-wt-'), 'wt');
+    r.git(['worktree', 'add', '-q', '-b', 'side', wt]);
+    const config = r.git(['config', '--list', '--local']);
+    expect(r.entire(['enable']).status).toBe(0);
+    r.git(['add', '.entire', '.claude']);
+    r.git(['commit', '-q', '-m', 'enable entire']);
+    r.git(['merge', '-q', 'main'], { cwd: wt });
+    // a checkpoint, a session still going with a shadow branch, and a session in the other worktree
+    const a = new FakeClaude(r);
+    a.sessionStart();
+    a.prompt('write a.txt');
+    a.write('a.txt', 'a\n');
+    expect(a.stop().status).toBe(0);
+    r.git(['add', 'a.txt']);
+    r.git(['commit', '-q', '-m', 'agent work']);
+    a.prompt('write b.txt');
+    a.write('b.txt', 'b\n');
+    expect(a.stop().status).toBe(0);
+    const b = new FakeClaude(r, undefined, { cwd: wt });
+    b.sessionStart();
+    b.prompt('write c.txt');
+    b.write('c.txt', 'c\n');
+    expect(b.stop().status).toBe(0);
+    const common = r.git(['rev-parse', '--path-format=absolute', '--git-common-dir']).trim();
+    const gitDirs = [common, ...readdirSync(join(common, 'worktrees')).map((id) => join(common, 'worktrees', id))];
+    const intents = () => gitDirs.flatMap((d) => readdirSync(d).filter((n) => n.startsWith('entire-commit-intent')));
+    const entireRefs = () => refs(r).split('\n').filter((l) => l.includes('refs/heads/entire/')).map((l) => l.split(' ')[0]);
+    // there was something to remove
+    expect(existsSync(join(common, 'entire-sessions', '.index'))).toBe(true);
+    expect(intents().length).toBeGreaterThan(0);
+    expect(entireRefs().length).toBeGreaterThan(1);
+    expect(existsSync(join(wt, '.entire', 'tmp'))).toBe(true);
+
+    const un = r.entire(['disable', '--uninstall', '--force']);
+    expect(un.status, un.stderr).toBe(0);
+    expect(readdirSync(gitPath(r, 'hooks')).filter((n) => !n.endsWith('.sample'))).toEqual([]);
+    expect(existsSync(join(common, 'entire-sessions'))).toBe(false);
+    expect(intents()).toEqual([]);
+    expect(entireRefs()).toEqual(['refs/heads/entire/checkpoints/v1']);
+    for (const root of [r.dir, wt]) expect(readdirSync(join(root, '.entire')).sort(), root).toEqual(['.gitignore', 'settings.json']);
+    expect(JSON.stringify(JSON.parse(readFileSync(join(r.dir, '.claude', 'settings.json'), 'utf8')))).not.toContain('entire');
+    expect(r.git(['config', '--list', '--local'])).toBe(config);
+  });
+
+  it('--uninstall right after enable, nothing committed: no .entire left at all', () => {
+    const r = makeRepo();
+    expect(r.entire(['enable']).status).toBe(0);
+    expect(r.entire(['disable', '--uninstall', '--force']).status).toBe(0);
+    expect(existsSync(join(r.dir, '.entire'))).toBe(false);
+    expect(readdirSync(gitPath(r, 'hooks')).filter((n) => !n.endsWith('.sample'))).toEqual([]);
+    expect(r.git(['for-each-ref', '--format=%(refname)', 'refs/heads/entire/']).trim()).toBe('refs/heads/entire/checkpoints/v1');
   });
 
   it('disable --uninstall without --force and without a terminal refuses and changes nothing', () => {

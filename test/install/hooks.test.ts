@@ -128,10 +128,10 @@ describe('fail-open (SPEC §8.11, §11.6, P4)', () => {
   function setup(breakIt: (copy: { root: string; cli: string }) => void): TempRepo {
     const r = makeRepo();
     const copy = cliCopy();
-    // install from the copy, so the per-machine hooks record its (soon broken) path
+    // install from the copy, so the per-machine hooks record its (soon broken) package
     const installed = spawnSync(process.execPath, [copy.cli, 'enable'], { cwd: r.dir, env: r.env, encoding: 'utf8' });
     expect(installed.status, installed.stderr).toBe(0);
-    expect(readFileSync(join(gitPath(r, 'hooks'), 'post-commit'), 'utf8')).toContain(copy.cli);
+    expect(readFileSync(join(gitPath(r, 'hooks'), 'post-commit'), 'utf8')).toContain(`entire_pkg='${copy.root}'`);
     agentTurn(r, 'a.txt');
     breakIt(copy);
     r.git(['add', 'a.txt']);

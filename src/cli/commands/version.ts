@@ -2,10 +2,13 @@ import type { Command } from 'commander';
 import { VERSION, COMMIT } from '../../version.js';
 import { out } from '../output.js';
 
+/** SPEC §8.10's three lines; also what `entire --version` prints. */
+export function versionLines(): string[] {
+  return [`Entire CLI ${VERSION} (${COMMIT})`, `Node version: ${process.version}`, `OS/Arch: ${process.platform}/${process.arch}`];
+}
+
 export function printVersion(): void {
-  out(`Entire CLI ${VERSION} (${COMMIT})`);
-  out(`Node version: ${process.version}`);
-  out(`OS/Arch: ${process.platform}/${process.arch}`);
+  for (const line of versionLines()) out(line);
 }
 
 /** SPEC §8.10 `entire version`. */

@@ -1,1 +1,0 @@
-entire_run pre-push "$@"
