@@ -6,4 +6,4 @@
  * is bumped with the rule count, and must be bumped by hand when a rule
  * changes what it matches.
  */
-export const ENGINE_ID = 'redact-v1-171';
+export const ENGINE_ID = 'redact-v2-171';

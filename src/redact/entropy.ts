@@ -84,10 +84,43 @@ export function runEntropy(s: string, start: number, end: number): number {
   return h;
 }
 
+/**
+ * Improvement on SPEC §3.1 (1): an absolute path (`/tmp/build-x7Qz/app/src`) is a
+ * run too, and a random directory name makes many a path look like a key, so a
+ * run that starts with `/`, holds no `+` or `=` (base64's marks) and whose every
+ * `/`-separated segment stays under the threshold on its own is not flagged. A
+ * secret that happens to start with `/` keeps one of those marks or a diverse
+ * segment far more often than not; named keys are the rules' job anyway.
+ */
+export function looksLikeAbsolutePath(s: string, start: number, end: number): boolean {
+  if (s.charCodeAt(start) !== 0x2f && !continuesPath(s, start)) return false;
+  let seg = s.charCodeAt(start) === 0x2f ? start + 1 : start;
+  for (let i = start + 1; i <= end; i++) {
+    const c = i < end ? s.charCodeAt(i) : 0x2f;
+    if (c === 0x2b || c === 0x3d) return false; // + =
+    if (c !== 0x2f) continue;
+    if (i - seg >= MIN_ENTROPY_RUN && runEntropy(s, seg, i) > ENTROPY_THRESHOLD) return false;
+    seg = i + 1;
+  }
+  return true;
+}
+
+/** `/tmp/tmp.<run>`: the run follows a `.` inside a path component (`.` is not a run character). */
+function continuesPath(s: string, start: number): boolean {
+  if (start < 2 || s.charCodeAt(start - 1) !== 0x2e) return false;
+  for (let j = start - 2; j >= 0; j--) {
+    const c = s.charCodeAt(j);
+    if (c === 0x2f) return true;
+    const word = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2e || c === 0x2d || c === 0x5f;
+    if (!word) return false;
+  }
+  return false;
+}
+
 /** True when s[start, end) (a class run) is flagged by the entropy detector. */
 export function runIsHighEntropy(s: string, start: number, end: number): boolean {
   if (end - start < MIN_ENTROPY_RUN) return false;
-  return runEntropy(s, start, end) > ENTROPY_THRESHOLD;
+  return runEntropy(s, start, end) > ENTROPY_THRESHOLD && !looksLikeAbsolutePath(s, start, end);
 }
 
 /** Reference implementation (used by tests): the regions of SPEC §3.1 (1). */
@@ -95,7 +128,7 @@ export function entropyRegions(s: string): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   const re = /[A-Za-z0-9/+_=-]{10,}/g;
   for (let m = re.exec(s); m !== null; m = re.exec(s)) {
-    if (shannonEntropy(m[0]) > ENTROPY_THRESHOLD) out.push([m.index, m.index + m[0].length]);
+    if (shannonEntropy(m[0]) > ENTROPY_THRESHOLD && !looksLikeAbsolutePath(s, m.index, m.index + m[0].length)) out.push([m.index, m.index + m[0].length]);
   }
   return out;
 }

@@ -23,6 +23,19 @@ describe('values that are never secrets', () => {
     }
   });
 
+  it('absolute paths through a random directory name (mktemp, build dirs) survive; keys that start with / do not', () => {
+    const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+    for (let i = 0; i < 300; i++) {
+      const p = `/tmp/entire-agents-claude-code-${gen(ALNUM, 6)}/project-std/README.md`;
+      expect(redactString(`"file_path":"${p}"`)).toBe(`"file_path":"${p}"`);
+      expect(redactString(`cd /tmp/tmp.${gen(ALNUM, 10)}/build-output-x86_64/release/lib && ls`)).not.toContain('REDACTED');
+    }
+    // a key-like run that begins with '/' stays a secret: base64 marks, or one diverse segment
+    const key = gen(ALNUM, 36);
+    expect(redactString(`/${key}`)).toBe('REDACTED');
+    expect(redactString(`value /${gen(ALNUM, 14)}+${gen(ALNUM, 14)}/${gen(ALNUM, 10)}==`)).toContain('REDACTED');
+  });
+
   it('file paths and ordinary code', () => {
     const samples = [
       'src/middleware/rateLimit.ts',

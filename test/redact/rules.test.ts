@@ -10,7 +10,7 @@ describe('rule set', () => {
   it('has the pinned number of rules, each with a unique id and an example', () => {
     expect(RULE_COUNT).toBe(171);
     // the incremental caches' engine id follows the rules (src/redact/engine-id.ts)
-    expect(ENGINE_ID).toBe(`redact-v1-${RULE_COUNT}`);
+    expect(ENGINE_ID).toBe(`redact-v2-${RULE_COUNT}`);
     expect(RULES.length).toBe(RULE_COUNT);
     expect(new Set(RULES.map((r) => r.id)).size).toBe(RULE_COUNT);
     expect(Object.keys(RULE_EXAMPLES).sort()).toEqual(RULES.map((r) => r.id).sort());
