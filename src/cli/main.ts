@@ -10,6 +10,12 @@ async function main(): Promise<void> {
     await runHookCommand(argv.slice(1));
     return;
   }
+  // `entire … | head`: a reader that went away ends the command quietly, not with a stack trace
+  // (not on the hook path: touching process.stdout builds a stream, which hooks spare)
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
   if (argv.length === 1 && (argv[0] === 'version' || argv[0] === '--version' || argv[0] === '-v')) {
     // the one command people time: no commander
     const { printVersion } = await import('./commands/version.js');
