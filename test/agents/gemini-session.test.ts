@@ -89,7 +89,7 @@ describe('the JSONL thread (SPEC-2 §B.7)', () => {
   it('real file: 9 messages by first appearance, each in its last version', () => {
     const t = readGeminiThread(sample);
     expect(t.position).toBe(21);
-    expect(t.messages.map((m) => m.record['id'])).toEqual([
+    expect(t.messages.map((m) => m.value['id'])).toEqual([
       'd04923d38bb0f6017037e74183378ef4',
       '93415f58-40e8-495b-aa78-2b2d49e6f665',
       '14e6764f-6b76-408e-85b4-d1b096924f07',
@@ -103,7 +103,7 @@ describe('the JSONL thread (SPEC-2 §B.7)', () => {
     // written on line 5 without tool calls, again on line 7 with them: first line, last version
     const written = t.messages[2]!;
     expect(written.line).toBe(4);
-    expect(Array.isArray(written.record['toolCalls'])).toBe(true);
+    expect(Array.isArray(written.value['toolCalls'])).toBe(true);
     expect(t.meta['startTime']).toBe('2026-11-25T19:49:29.314Z');
   });
 
@@ -136,8 +136,8 @@ describe('the JSONL thread (SPEC-2 §B.7)', () => {
       line(model('g1', 'A1', { tokens: { input: 10, output: 2, cached: 1 } })) +
       line({ $set: { messages: [user('c1', 'summary of the chat'), model('g1', 'CHANGED')], lastUpdated: 'later' } });
     const t = readGeminiThread(text);
-    expect(t.messages.map((m) => m.record['id'])).toEqual(['u1', 'g1', 'c1']);
-    expect(t.messages[1]!.record['content']).toBe('A1');
+    expect(t.messages.map((m) => m.value['id'])).toEqual(['u1', 'g1', 'c1']);
+    expect(t.messages[1]!.value['content']).toBe('A1');
     expect(t.meta['lastUpdated']).toBe('later');
     expect(t.meta['messages']).toBeUndefined();
     expect(analyzeGeminiText(text).tokenUsage).toEqual({ input_tokens: 10, cache_creation_tokens: 0, cache_read_tokens: 1, output_tokens: 2, api_call_count: 1 });
@@ -161,6 +161,21 @@ describe('the JSONL thread (SPEC-2 §B.7)', () => {
     const a = analyzeGeminiText(text);
     expect(a.position).toBe(3);
     expect(a.lastIdentifier).toBe('u1');
+  });
+
+  it('a file streams by in 1 MiB reads: lines across reads, a line over 16 MiB skipped but counted, an unterminated tail', async () => {
+    const gemini = await getAgent('gemini');
+    const p = join(tempDir(), 'session-2026-11-25T19-49-s1.jsonl');
+    const big = 'x'.repeat(3 * 1024 * 1024);
+    const text = line(META) + line(user('u1', big)) + line(user('u2', 'y'.repeat(17 * 1024 * 1024))) + line(model('g1', 'ok')) + JSON.stringify(user('u3', 'last'));
+    writeFileSync(p, text);
+    const file = gemini.analyzeTranscriptFile(p, {});
+    expect(file.cursor).toBeUndefined();
+    expect(file.analysis.position).toBe(5);
+    expect(file.analysis.prompts).toEqual([big, 'last']);
+    expect(file.analysis.lastIdentifier).toBe('u3');
+    expect(file.analysis).toEqual(analyzeGeminiText(text));
+    expect(gemini.transcriptPosition(p)).toEqual({ position: 5, lastIdentifier: 'u3', exists: true });
   });
 
   it('the legacy document form keeps v1 rules (message indexes)', async () => {

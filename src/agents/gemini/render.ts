@@ -31,7 +31,7 @@ export function geminiTranscriptEntries(text: string, format: TranscriptFormat, 
   } catch {
     return []; // not a document after all
   }
-  const shown = session.messages.filter((m) => m.at >= Math.max(0, from)).map((m) => m.record);
+  const shown = session.messages.filter((m) => m.at >= Math.max(0, from)).map((m) => m.value);
   const root = rootOf(session.meta, shown);
   const out: TranscriptEntry[] = [];
   for (const m of shown) {

@@ -13,83 +13,108 @@
  * Each message keeps the line it first appeared on: a range from offset N
  * (the agent's position unit is the line) is the messages first seen on
  * line N or later.
+ *
+ * The builder takes one line at a time and keeps, per message, only what
+ * `digest` makes of its record, so a hook streams a large file without
+ * holding it (SPEC-2 §A.6); `explain` keeps whole records.
  */
-import { countLines } from '../jsonl.js';
-
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** SPEC-2 §A.6: a longer line is not parsed (it still counts for the position). */
-const MAX_PARSED_LINE = 16 * 1024 * 1024;
+export const MAX_PARSED_LINE = 16 * 1024 * 1024;
 
-export interface ThreadMessage {
+export interface ThreadMessage<T> {
+  id: string;
   /** 0-based line on which this id (last) first appeared. */
   line: number;
-  /** The message record, in its last version. */
-  record: Obj;
+  /** What the digest made of the message's last version. */
+  value: T;
 }
 
-export interface GeminiThread {
+export interface GeminiThread<T> {
   /** Line count (SPEC §7.1 position). */
   position: number;
   /** Line 1 merged with every `$set` patch (without `messages`). */
   meta: Obj;
-  messages: ThreadMessage[];
+  messages: ThreadMessage<T>[];
 }
 
-/** The id of the thread's last message (`""` when there is none). */
-export function lastMessageId(thread: GeminiThread): string {
-  const last = thread.messages[thread.messages.length - 1];
-  const id = last?.record['id'];
-  return typeof id === 'string' ? id : '';
-}
+export class ThreadBuilder<T> {
+  private readonly byId = new Map<string, ThreadMessage<T>>(); // insertion order = first appearance
+  private readonly meta: Obj = {};
+  private line = 0;
 
-/** Read a JSONL session file's text into its thread. Malformed lines are skipped. */
-export function readGeminiThread(text: string): GeminiThread {
-  const byId = new Map<string, ThreadMessage>(); // insertion order = first appearance
-  const meta: Obj = {};
-  const addUnseen = (list: unknown[], line: number): void => {
-    for (const m of list) {
-      if (isObj(m) && typeof m['id'] === 'string' && !byId.has(m['id'])) byId.set(m['id'], { line, record: m });
-    }
-  };
-  let line = 0;
-  for (let pos = 0; pos < text.length; line++) {
-    let end = text.indexOf('\n', pos);
-    if (end === -1) end = text.length;
-    const start = pos;
-    pos = end + 1;
-    if (end - start < 2 || end - start > MAX_PARSED_LINE) continue;
+  constructor(private readonly digest: (record: Obj) => T) {}
+
+  /** The next line, without its `\n`; null for a line too long to parse. */
+  push(text: string | null): void {
+    const line = this.line++;
+    if (text === null || text.length < 2 || text.length > MAX_PARSED_LINE) return;
     let v: unknown;
     try {
-      v = JSON.parse(text.slice(start, end));
+      v = JSON.parse(text);
     } catch {
-      continue; // a line still being written, or damage
+      return; // a line still being written, or damage
     }
-    if (!isObj(v)) continue;
+    if (!isObj(v)) return;
     // the record kinds, tested in the order the CLI's own reader tests them
     const rewind = v['$rewindTo'];
     if (typeof rewind === 'string') {
       // that message and all later ones go; an unknown id empties the thread (as the CLI does)
       let found = false;
-      for (const id of [...byId.keys()]) {
+      for (const id of [...this.byId.keys()]) {
         if (id === rewind) found = true;
-        if (found) byId.delete(id);
+        if (found) this.byId.delete(id);
       }
-      if (!found) byId.clear();
+      if (!found) this.byId.clear();
     } else if (typeof v['id'] === 'string') {
-      const seen = byId.get(v['id']);
-      if (seen) seen.record = v;
-      else byId.set(v['id'], { line, record: v });
+      const seen = this.byId.get(v['id']);
+      if (seen) seen.value = this.digest(v);
+      else this.byId.set(v['id'], { id: v['id'], line, value: this.digest(v) });
     } else if (isObj(v['$set'])) {
-      const { messages, ...rest } = v['$set'];
-      if (Array.isArray(messages)) addUnseen(messages, line);
-      Object.assign(meta, rest);
+      this.patch(v['$set'], line);
     } else if (typeof v['sessionId'] === 'string') {
-      const { messages, ...rest } = v;
-      if (Array.isArray(messages)) addUnseen(messages, line);
-      Object.assign(meta, rest);
+      this.patch(v, line);
     }
   }
-  return { position: countLines(text), meta, messages: [...byId.values()] };
+
+  /** Metadata keys (a `messages` list only adds unseen messages). */
+  private patch(fields: Obj, line: number): void {
+    for (const [k, val] of Object.entries(fields)) {
+      if (k === 'messages') {
+        if (Array.isArray(val)) this.addUnseen(val, line);
+      } else if (k !== '__proto__') {
+        this.meta[k] = val;
+      }
+    }
+  }
+
+  private addUnseen(list: unknown[], line: number): void {
+    for (const m of list) {
+      if (isObj(m) && typeof m['id'] === 'string' && !this.byId.has(m['id'])) this.byId.set(m['id'], { id: m['id'], line, value: this.digest(m) });
+    }
+  }
+
+  finish(): GeminiThread<T> {
+    return { position: this.line, meta: this.meta, messages: [...this.byId.values()] };
+  }
+}
+
+/** The thread of JSONL text (SPEC §7.1 lines: every `\n`, plus a non-empty unterminated tail). */
+export function readGeminiThread<T = Obj>(text: string, digest: (record: Obj) => T = (r) => r as T): GeminiThread<T> {
+  const b = new ThreadBuilder(digest);
+  let pos = 0;
+  while (pos < text.length) {
+    let end = text.indexOf('\n', pos);
+    if (end === -1) end = text.length;
+    b.push(text.slice(pos, end));
+    pos = end + 1;
+  }
+  return b.finish();
+}
+
+/** The id of the thread's last message (`""` when there is none). */
+export function lastMessageId(thread: GeminiThread<unknown>): string {
+  return thread.messages[thread.messages.length - 1]?.id ?? '';
 }

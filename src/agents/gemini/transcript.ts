@@ -8,9 +8,10 @@
  *
  * A file's form comes from its name (`.json` is a document); text without a
  * name from its content. Readers take the whole file each time (a JSONL
- * record may patch or drop an earlier one) and return no cursor; one parse
- * is kept per process for an unchanged file, since a hook asks several
- * questions of the same transcript.
+ * record may patch or drop an earlier one) and return no cursor: a JSONL
+ * file streams by in 1 MiB reads, keeping per message only what the
+ * analysis needs (SPEC-2 §A.6); one read is kept per process for an
+ * unchanged file, since a hook asks several questions of the same transcript.
  */
 import { closeSync, fstatSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -21,7 +22,7 @@ import { readAt } from '../../fs-read.js';
 import { crypto } from '../../builtins.js';
 import type { AnalyzeFileOptions, TranscriptAnalysis, TranscriptFileResult, TranscriptFormat, TranscriptPositionResult } from '../types.js';
 import { editedPath, geminiContentText, isObj, toolCalls, userPrompt } from './messages.js';
-import { lastMessageId, readGeminiThread, type GeminiThread } from './thread.js';
+import { lastMessageId, MAX_PARSED_LINE, readGeminiThread, ThreadBuilder, type GeminiThread } from './thread.js';
 
 type Obj = Record<string, unknown>;
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -60,65 +61,95 @@ export function parseGeminiTranscript(text: string): Obj {
   return v;
 }
 
-/** A parsed session of either form: messages with the offset each counts at. */
-interface Session {
+/** A parsed session of either form: each message's value (a record, or a digest) with the offset it counts at. */
+export interface Session<T> {
   position: number;
   lastIdentifier: string;
   /** Metadata: `projectHash`, `startTime`, … */
   meta: Obj;
-  messages: Array<{ at: number; record: Obj }>;
+  messages: Array<{ at: number; value: T }>;
   form: GeminiForm;
 }
 
-function fromThread(t: GeminiThread): Session {
-  return { position: t.position, lastIdentifier: lastMessageId(t), meta: t.meta, messages: t.messages.map((m) => ({ at: m.line, record: m.record })), form: 'jsonl' };
+function fromThread<T>(t: GeminiThread<T>): Session<T> {
+  return { position: t.position, lastIdentifier: lastMessageId(t), meta: t.meta, messages: t.messages.map((m) => ({ at: m.line, value: m.value })), form: 'jsonl' };
 }
 
-function fromDocument(doc: Obj): Session {
+function fromDocument<T>(doc: Obj, digest: (m: Obj) => T): Session<T> {
   const list = Array.isArray(doc['messages']) ? doc['messages'] : [];
-  const messages: Session['messages'] = [];
+  const messages: Session<T>['messages'] = [];
   let lastIdentifier = '';
   list.forEach((m, i) => {
     if (!isObj(m)) return;
-    messages.push({ at: i, record: m });
+    messages.push({ at: i, value: digest(m) });
     if (typeof m['id'] === 'string' && m['id'] !== '') lastIdentifier = m['id'];
   });
   return { position: list.length, lastIdentifier, meta: doc, messages, form: 'document' };
 }
 
-/** Parse text in the given form (legacy documents throw TRANSCRIPT_UNREADABLE when broken; empty text is empty). */
-export function parseGeminiSession(text: string, form: GeminiForm = geminiForm(text)): Session {
-  if (form === 'jsonl') return fromThread(readGeminiThread(text));
+/** Session text with whole message records (legacy documents throw TRANSCRIPT_UNREADABLE when broken; empty text is empty). */
+export function parseGeminiSession(text: string, form: GeminiForm = geminiForm(text)): Session<Obj> {
+  return parseWith(text, form, () => (m) => m);
+}
+
+function parseWith<T>(text: string, form: GeminiForm, digestFor: (form: GeminiForm) => (m: Obj) => T): Session<T> {
+  if (form === 'jsonl') return fromThread(readGeminiThread(text, digestFor(form)));
   if (text.trim() === '') return { position: 0, lastIdentifier: '', meta: {}, messages: [], form };
-  return fromDocument(parseGeminiTranscript(text));
+  return fromDocument(parseGeminiTranscript(text), digestFor(form));
+}
+
+/** What the analysis needs of one message (kept instead of the record while a file streams by). */
+interface Digest {
+  type: unknown;
+  /** `user`: the prompt (`""`: none). */
+  prompt: string;
+  /** `gemini`: its token counts, when it has them. */
+  tokens?: { input: number; output: number; cached: number };
+  /** `gemini`: its text. */
+  text: string;
+  /** `gemini`: the files its tool calls edit. */
+  edits: string[];
+}
+
+function digester(form: GeminiForm): (m: Obj) => Digest {
+  return (m) => {
+    const type = m['type'];
+    if (type === 'user') return { type, prompt: userPrompt(m, form), text: '', edits: [] };
+    if (type !== 'gemini') return { type, prompt: '', text: '', edits: [] }; // info, error and unknown types carry nothing we use
+    const tokens = m['tokens'];
+    const edits: string[] = [];
+    for (const call of toolCalls(m)) {
+      const p = editedPath(call);
+      if (p !== undefined) edits.push(p);
+    }
+    return {
+      type,
+      prompt: '',
+      ...(isObj(tokens) ? { tokens: { input: num(tokens['input']), output: num(tokens['output']), cached: num(tokens['cached']) } } : {}),
+      text: geminiContentText(m['content']),
+      edits,
+    };
+  };
 }
 
 /** What the messages at offset `from` or later say. */
-function analyzeSession(s: Session, from: number): TranscriptAnalysis {
+function analyzeSession(s: Session<Digest>, from: number): TranscriptAnalysis {
   const result = emptyAnalysis(s.position, s.lastIdentifier);
   const seen = new Set<string>();
   const t = result.tokenUsage;
-  for (const { at, record: m } of s.messages) {
+  for (const { at, value: m } of s.messages) {
     if (at < from) continue;
-    if (m['type'] === 'user') {
-      const prompt = userPrompt(m, s.form);
-      if (prompt !== '') result.prompts.push(prompt);
-      continue;
-    }
-    if (m['type'] !== 'gemini') continue; // info, error and unknown types carry nothing we use
+    if (m.prompt !== '') result.prompts.push(m.prompt);
     // one model call per message id (JSONL: the thread keeps each id once, in its last version)
-    const tokens = m['tokens'];
-    if (isObj(tokens)) {
-      t.input_tokens += num(tokens['input']);
-      t.output_tokens += num(tokens['output']);
-      t.cache_read_tokens += num(tokens['cached']);
+    if (m.tokens) {
+      t.input_tokens += m.tokens.input;
+      t.output_tokens += m.tokens.output;
+      t.cache_read_tokens += m.tokens.cached;
       t.api_call_count += 1;
     }
-    const text = geminiContentText(m['content']);
-    if (text.trim() !== '') result.summary = text;
-    for (const call of toolCalls(m)) {
-      const p = editedPath(call);
-      if (p !== undefined && !seen.has(p)) {
+    if (m.text.trim() !== '') result.summary = m.text;
+    for (const p of m.edits) {
+      if (!seen.has(p)) {
         seen.add(p);
         result.modifiedFiles.push(p);
       }
@@ -129,21 +160,56 @@ function analyzeSession(s: Session, from: number): TranscriptAnalysis {
 
 /** Pure analysis of session text from offset `from` (its form's unit). */
 export function analyzeGeminiText(text: string, options: { from?: number } = {}): TranscriptAnalysis {
-  return analyzeSession(parseGeminiSession(text), Math.max(0, Math.floor(options.from ?? 0)));
+  return analyzeSession(parseWith(text, geminiForm(text), digester), Math.max(0, Math.floor(options.from ?? 0)));
 }
 
 /** Pure analysis of a legacy document (v1); empty text is an empty transcript. */
 export function analyzeGeminiJson(text: string, options: { from?: number } = {}): TranscriptAnalysis {
   if (text.trim() === '') return emptyAnalysis();
-  return analyzeSession(parseGeminiSession(text, 'document'), Math.max(0, Math.floor(options.from ?? 0)));
+  return analyzeSession(parseWith(text, 'document', digester), Math.max(0, Math.floor(options.from ?? 0)));
 }
 
 // ------------------------------------------------------------------ files
 
-let memo: { path: string; stamp: string; session: Session } | null = null;
+const READ_CHUNK = 1024 * 1024;
 
-/** The parsed session file; null when it does not exist. One parse per unchanged file and process. */
-export function readGeminiSession(path: string): Session | null {
+/** Feed a JSONL file to `b` line by line in ≤ 1 MiB reads; a line over the parse limit is passed as null. */
+function streamLines(fd: number, size: number, b: ThreadBuilder<unknown>): void {
+  let carry: Buffer[] = [];
+  let carried = 0;
+  let tooLong = false;
+  const emit = (last: Buffer): void => {
+    if (tooLong || carried + last.length > MAX_PARSED_LINE) b.push(null);
+    else b.push((carry.length === 0 ? last : Buffer.concat([...carry, last])).toString('utf8'));
+    carry = [];
+    carried = 0;
+    tooLong = false;
+  };
+  for (let off = 0; off < size; ) {
+    const buf = readAt(fd, off, Math.min(READ_CHUNK, size - off));
+    if (buf.length === 0) break;
+    off += buf.length;
+    let start = 0;
+    for (let nl = buf.indexOf(10); nl !== -1; nl = buf.indexOf(10, start)) {
+      emit(buf.subarray(start, nl));
+      start = nl + 1;
+    }
+    const rest = buf.subarray(start);
+    if (tooLong || carried + rest.length > MAX_PARSED_LINE) {
+      tooLong = true; // only its length matters now
+      carry = [];
+    } else if (rest.length > 0) {
+      carry.push(Buffer.from(rest)); // a copy: the chunk is not kept
+    }
+    carried += rest.length;
+  }
+  if (carried > 0) emit(Buffer.alloc(0));
+}
+
+let memo: { path: string; stamp: string; session: Session<Digest> } | null = null;
+
+/** The analysed session file; null when it does not exist. One read per unchanged file and process. */
+function readGeminiSession(path: string): Session<Digest> | null {
   let o: { fd: number; size: number } | null;
   try {
     o = openTranscript(path);
@@ -156,9 +222,15 @@ export function readGeminiSession(path: string): Session | null {
     const st = fstatSync(o.fd);
     const stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
     if (memo && memo.path === path && memo.stamp === stamp) return memo.session;
-    const text = readAt(o.fd, 0, o.size).toString('utf8');
-    const form: GeminiForm = path.endsWith('.json') ? 'document' : path.endsWith('.jsonl') ? 'jsonl' : geminiForm(text);
-    const session = parseGeminiSession(text, form);
+    let session: Session<Digest>;
+    if (path.endsWith('.json')) {
+      // a legacy document is one value: it is parsed whole
+      session = parseWith(readAt(o.fd, 0, o.size).toString('utf8'), 'document', digester);
+    } else {
+      const b = new ThreadBuilder(digester('jsonl'));
+      streamLines(o.fd, o.size, b as ThreadBuilder<unknown>);
+      session = fromThread(b.finish());
+    }
     memo = { path, stamp, session };
     return session;
   } catch (e) {
