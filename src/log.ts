@@ -1,7 +1,7 @@
 /**
  * The log (SPEC §9): JSON lines in `<worktree>/.entire/logs/entire.log`
  * (0600, rotated to `entire.log.1` at 5 MB):
- * `{time, level, msg, component, hook?, session_id?, checkpoint_id?, duration_ms?, flush_wait_ms?, flush?, error?}`.
+ * `{time, level, msg, component, hook?, session_id?, checkpoint_id?, duration_ms?, error?}`.
  * Never throws (I/O errors are swallowed), appends synchronously, and stats
  * the file for rotation at most once per process. Callers MUST NOT log
  * prompt text, transcript content, file contents or secrets.
@@ -26,9 +26,6 @@ export interface LogFields {
   session_id?: string;
   checkpoint_id?: string;
   duration_ms?: number;
-  /** Turn end (SPEC-2 §B.4): how long the hook waited for the agent's transcript, and why it stopped. */
-  flush_wait_ms?: number;
-  flush?: string;
   /** An Error (message and cause chain are logged) or a string. */
   error?: unknown;
 }
@@ -41,7 +38,7 @@ export interface Logger {
   warn(msg: string, fields?: LogFields | Error): void;
   error(msg: string, fields?: LogFields | Error): void;
   /** A logger that adds these fields to every line. */
-  with(fields: Omit<LogFields, 'error' | 'duration_ms' | 'flush_wait_ms' | 'flush'>): Logger;
+  with(fields: Omit<LogFields, 'error' | 'duration_ms'>): Logger;
 }
 
 /** A level name (debug/info/warn/warning/error, any case), else null. */
@@ -154,8 +151,6 @@ function build(
       if (sid !== undefined) rec['session_id'] = sid;
       if (cid !== undefined) rec['checkpoint_id'] = cid;
       if (fields.duration_ms !== undefined) rec['duration_ms'] = Math.round(fields.duration_ms);
-      if (fields.flush_wait_ms !== undefined) rec['flush_wait_ms'] = Math.round(fields.flush_wait_ms);
-      if (fields.flush !== undefined) rec['flush'] = fields.flush;
       if (fields.error !== undefined && fields.error !== null) rec['error'] = errorText(fields.error);
       append(path, dir, root, encodeJsonLine(rec) + '\n');
     } catch {
