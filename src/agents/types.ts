@@ -8,7 +8,11 @@
 export type AgentKey = string;
 /** The name stored in checkpoints and states (`agent`, `agent_type`). */
 export type AgentDisplayName = string;
-/** How a transcript is stored: `jsonl`, one JSON value per line; `json`, one document with `messages[]`. */
+/**
+ * How a transcript is stored (SPEC §2.7): `jsonl`, one JSON value per line (redacted and
+ * chunked line by line); `json`, one document with `messages[]`. A property of each file, not
+ * of an agent: one agent may write either (legacy documents, JSONL today).
+ */
 export type TranscriptFormat = 'jsonl' | 'json';
 
 /** Token counts in the shape stored in session `metadata.json` (SPEC §2.5). */
@@ -60,7 +64,10 @@ export interface AnalyzeFileOptions {
 
 export interface TranscriptFileResult {
   analysis: TranscriptAnalysis;
-  /** JSONL: where to resume next time; undefined for documents. */
+  /**
+   * Where to resume next time; undefined when the reader always reads the whole file
+   * (documents, and JSONL whose records patch earlier ones): callers then cache nothing.
+   */
   cursor?: TranscriptCursor;
   /** False when the file does not exist (the analysis is then empty, position 0). */
   exists: boolean;
@@ -157,7 +164,8 @@ export interface HookUninstallResult {
 export interface AgentAdapter {
   readonly key: AgentKey;
   readonly displayName: AgentDisplayName;
-  readonly transcriptFormat: TranscriptFormat;
+  /** How the transcript at `path` is stored (and so redacted, chunked and restored). */
+  transcriptFormat(path: string): TranscriptFormat;
   /** Verbs accepted by `entire hooks <key> <verb>`. */
   readonly hookVerbs: readonly string[];
   /** Repo-relative directories holding the agent's own configuration (never rewound; trailing `/`). */
@@ -165,6 +173,11 @@ export interface AgentAdapter {
 
   /** Install our hook entries into the repo's agent settings file (merge, idempotent). */
   installHooks(repoRoot: string, options?: HookInstallOptions): HookInstallResult;
+  /**
+   * Lines `enable` prints after installing the hooks: what still stands between them and the
+   * agent (a folder the agent does not trust, a setting it needs). Optional; never throws.
+   */
+  enableNotes?(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]>;
   /** Remove exactly our entries (current and legacy spellings) from every settings file we may have written. */
   uninstallHooks(repoRoot: string): HookUninstallResult;
   /** True when our turn-end hook is installed (legacy spellings count). Never throws. */
@@ -203,8 +216,17 @@ export interface AgentAdapter {
    * `refused` hears why a stdin path was not used.
    */
   resolveTranscriptPath(repoRoot: string, sessionId: string, stdinPath?: string, refused?: (why: string) => void): string;
-  /** Where `resume`/`rewind` restore a session's transcript when no stored path applies. */
-  restorePath(repoRoot: string, sessionId: string): string;
+  /**
+   * Where `resume`/`rewind` restore a session's transcript when no stored path applies;
+   * `content` (the stored transcript) may decide the file's name and extension.
+   */
+  restorePath(repoRoot: string, sessionId: string, content?: Buffer): string;
+  /**
+   * Called before a restore uses `target` (a `restorePath` result inside `transcriptRoot()`):
+   * an agent that finds sessions only in projects it knows records the project here.
+   * Optional; throws EntireError when the target cannot be made findable (nothing restored).
+   */
+  prepareRestore?(repoRoot: string, target: string): void;
   /** argv that resumes the session in the agent (printed shell-quoted, SPEC-2 §A.8). */
   resumeArgv(sessionId: string): string[];
 }

@@ -37,15 +37,16 @@ export function resumeCommandLine(adapter: AgentAdapter, sid: string): string {
   return shellCommand(adapter.resumeArgv(agentSessionId(sid)));
 }
 
-/** Length of a transcript in the unit its format counts: JSONL lines, a document's messages. */
-export function transcriptLength(content: Buffer | string, format: 'jsonl' | 'json'): number {
+/** Length of a transcript in the unit its format (its content says which) counts: a document's messages, JSONL lines. */
+export function transcriptLength(content: Buffer | string): number {
   const text = typeof content === 'string' ? content : content.toString('utf8');
-  if (format === 'json') {
+  if (text.trimStart().startsWith('{')) {
     try {
-      const v = JSON.parse(text) as { messages?: unknown };
-      return Array.isArray(v.messages) ? v.messages.length : 0;
+      // JSONL fails at its second line; a one-line JSONL object has no `messages`
+      const v = JSON.parse(text) as { messages?: unknown } | null;
+      if (v !== null && typeof v === 'object' && Array.isArray(v.messages)) return v.messages.length;
     } catch {
-      return 0;
+      /* JSONL */
     }
   }
   if (text === '') return 0;
@@ -97,22 +98,22 @@ export function backupStamp(d: Date): string {
   return d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
 
-/** The restore target of `sid` for `adapter` in this project, or a reason there is none. */
-export function restoreTarget(repo: Repo, adapter: AgentAdapter, sid: string, localPath?: string): { path: string } | { reason: string } {
+/** The restore target of `sid` for `adapter` in this project (`content`: what will be written), or a reason there is none. */
+export function restoreTarget(repo: Repo, adapter: AgentAdapter, sid: string, localPath?: string, content?: Buffer): { path: string } | { reason: string } {
   const problem = sessionIdProblem(sid);
   if (problem !== null) return { reason: `invalid session id (${problem})` };
   const root = adapter.transcriptRoot();
   if (!root) return { reason: `${adapter.displayName} keeps no transcript files to restore` };
   const agentSid = agentSessionId(sid);
   if (localPath && transcriptPathProblem(localPath, root) === null && basename(localPath).startsWith(agentSid)) return { path: localPath };
-  const computed = adapter.restorePath(repo.root, agentSid);
+  const computed = adapter.restorePath(repo.root, agentSid, content);
   if (!isAbsolute(computed)) return { reason: 'the restore path is not absolute' };
   return { path: computed };
 }
 
 /** Restore one transcript under A.3/A.10. Never throws for a refused target. */
 export async function restoreSessionTranscript(req: RestoreRequest): Promise<RestoreResult> {
-  const t = restoreTarget(req.repo, req.adapter, req.sessionId, req.localPath);
+  const t = restoreTarget(req.repo, req.adapter, req.sessionId, req.localPath, req.content);
   if ('reason' in t) return { status: 'refused', path: '', reason: t.reason };
   const path = t.path;
   const root = resolve(req.adapter.transcriptRoot()!);
@@ -122,6 +123,8 @@ export async function restoreSessionTranscript(req: RestoreRequest): Promise<Res
   }
   let dir: string;
   try {
+    // an agent that finds sessions only in projects it knows records this one first
+    req.adapter.prepareRestore?.(req.repo.root, path);
     // the agent's root itself (its home may be a symlink: trusted, SPEC-2 §A.4); below it, real directories only
     mkdirSync(root, { recursive: true, mode: 0o700 });
     dir = confinedDir(root, rel, { mode: 0o700 });

@@ -375,7 +375,7 @@ export async function runRewind(cwd: string, opts: RewindOptions, io: Io = proce
       }
       if (treeToo) await applyTree(repo, plan, env);
       if (point.session_id) {
-        const transcript = await readShadowTranscript(repo, point.id, point.session_id, adapter.transcriptFormat).catch(() => null);
+        const transcript = await readShadowTranscript(repo, point.id, point.session_id).catch(() => null);
         if (transcript) {
           // consent was given above (--force or the question): a differing file is backed up, then replaced
           const r = await restoreSessionTranscript({
@@ -387,7 +387,7 @@ export async function runRewind(cwd: string, opts: RewindOptions, io: Io = proce
             ...(state?.transcript_path ? { localPath: state.transcript_path } : {}),
           });
           if (r.status === 'refused' || r.backup) (r.status === 'refused' ? io.err : io.out)(restoreLine(point.session_id, r));
-          const length = transcriptLength(transcript, adapter.transcriptFormat);
+          const length = transcriptLength(transcript);
           // later analyses must not start beyond the shortened transcript
           await updateState(repo.commonDir, point.session_id, (s) => {
             if (!s || (s.checkpoint_transcript_start ?? 0) <= length) return null;

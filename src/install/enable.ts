@@ -99,6 +99,7 @@ export async function enable(cwd: string, o: EnableOptions): Promise<string[]> {
     if (o.force) adapter.uninstallHooks(repo.root);
     const agentRes = adapter.installHooks(repo.root, { local: o.local, force: o.force });
     lines.push(`✓ ${adapter.displayName} hooks installed (${agentRes.file})`);
+    lines.push(...((await adapter.enableNotes?.(repo.root, process.env)) ?? []));
     await ensureMetadataBranch(repo);
     lines.push(`✓ Project configured (${relative(repo.root, target)})`);
     lines.push('Ready.');

@@ -11,7 +11,7 @@ import { readRef, updateRefs } from '../git/refs.js';
 import { runGit } from '../git/exec.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
 import { shadowStepMessage } from '../checkpoint/messages.js';
-import { chunkFileName, chunkTranscript, chunkIndexOf, joinTranscriptChunks, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
+import { chunkFileName, chunkTranscript, chunkIndexOf, joinTranscriptChunks, looksLikeJsonDocument, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
 import { encodeContextFile, encodePromptFile } from '../checkpoint/prompts.js';
 import { casPrepare, casWrite, type BuildResult } from './branch.js';
 import { mark } from '../timing.js';
@@ -182,12 +182,15 @@ async function listFiles(repo: Repo, commit: string, dir: string): Promise<Map<s
   return out;
 }
 
-/** The session's transcript as stored on a shadow branch (chunks joined), or null. */
+/**
+ * The session's transcript as stored on a shadow branch (chunks joined), or null.
+ * Without `format`, the content says it (SPEC §2.7), as for committed slots.
+ */
 export async function readShadowTranscript(
   repo: Repo,
   rev: string,
   sessionId: string,
-  format: 'jsonl' | 'json',
+  format?: 'jsonl' | 'json',
 ): Promise<Buffer | null> {
   const dir = metadataDir(sessionId);
   const entries = await readDir(repo, rev, dir);
@@ -202,7 +205,7 @@ export async function readShadowTranscript(
     if (b) chunks.push(b);
   }
   if (chunks.length === 0) return null;
-  return joinTranscriptChunks(chunks, format);
+  return joinTranscriptChunks(chunks, format ?? (looksLikeJsonDocument(chunks[0]!) ? 'json' : 'jsonl'));
 }
 
 /**

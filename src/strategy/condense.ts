@@ -9,6 +9,8 @@ import { writeCommittedSession } from '../store/committed.js';
 import { readShadowTranscript } from '../store/shadow.js';
 import { PreRedacted } from '../store/content.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
+import { looksLikeJsonDocument } from '../checkpoint/chunks.js';
+import type { TranscriptFormat } from '../agents/types.js';
 import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, readableTranscript, homeRelative, firstLines } from './transcript.js';
 import { copyUsage, type TokenUsage } from '../checkpoint/metadata.js';
 import { EntireError } from '../errors.js';
@@ -39,6 +41,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
   const start = req.transcriptStart ?? state.checkpoint_transcript_start ?? 0;
   const shadow = req.shadowBranch ?? (state.base_commit ? shadowBranchName(state.base_commit, ctx.repo.worktreeId) : '');
   let transcript: PreRedacted | string | null = null;
+  let format: TranscriptFormat = 'jsonl';
   let prompts: string[] = [];
   let promptsRedacted = false;
   let usage: TokenUsage | undefined;
@@ -50,7 +53,8 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     mark('condense: redacted transcript');
     position = positionOf(adapter, path, owner).position || start;
     transcript = whole;
-    if (req.transcriptEnd !== undefined && adapter.transcriptFormat === 'jsonl' && req.transcriptEnd < position) {
+    format = adapter.transcriptFormat(path);
+    if (req.transcriptEnd !== undefined && format === 'jsonl' && req.transcriptEnd < position) {
       transcript = PreRedacted.fromRedactor(firstLines(await whole.text(), req.transcriptEnd));
       position = req.transcriptEnd;
     }
@@ -61,8 +65,10 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     usage = toMetaUsage(ranged?.tokenUsage);
   } else if (shadow) {
     // live transcript gone: the copy on the shadow branch (already redacted)
-    const copy = await readShadowTranscript(ctx.repo, `refs/heads/${shadow}`, state.session_id, adapter.transcriptFormat).catch(() => null);
+    const copy = await readShadowTranscript(ctx.repo, `refs/heads/${shadow}`, state.session_id).catch(() => null);
     if (copy) {
+      // the copy's content says its format (SPEC §2.7)
+      format = looksLikeJsonDocument(copy) ? 'json' : 'jsonl';
       transcript = PreRedacted.fromRedactor(copy.toString('utf8'));
       prompts = adapter.analyzeTranscript(copy.toString('utf8')).prompts;
     }
@@ -73,7 +79,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     sessionId: state.session_id,
     agent: adapter.displayName,
     transcript,
-    format: adapter.transcriptFormat,
+    format,
     prompts,
     promptsRedacted,
     filesTouched: req.files,

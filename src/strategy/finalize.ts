@@ -81,7 +81,7 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
         checkpointId: id,
         sessionId: state.session_id,
         transcript,
-        format: adapter.transcriptFormat,
+        format: adapter.transcriptFormat(path!),
         prompts,
         promptsRedacted: true, // promptsOf: from the transcript cache, redacted
         tokenUsage: usage,

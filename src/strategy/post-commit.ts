@@ -245,7 +245,7 @@ async function prepareCarryForward(
       paths: remaining,
       statusPaths: remaining, // F(s) comes from git status: never ignored files
       metadata: transcript
-        ? { transcript, format: adapter.transcriptFormat, prompts: await promptsOf(adapter, path!, { root: ctx.repo.root, sessionId: sid }), promptsRedacted: true }
+        ? { transcript, format: adapter.transcriptFormat(path!), prompts: await promptsOf(adapter, path!, { root: ctx.repo.root, sessionId: sid }), promptsRedacted: true }
         : null,
       subject: CARRY_FORWARD_SUBJECT,
     });

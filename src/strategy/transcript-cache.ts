@@ -102,10 +102,6 @@ export class TranscriptCache {
     return c;
   }
 
-  private incremental(): boolean {
-    return this.adapter.transcriptFormat === 'jsonl';
-  }
-
   private best(line: number): TranscriptCursor | undefined {
     let best: TranscriptCursor | undefined;
     for (const c of this.data.cursors) if (c.line <= line && (!best || c.line > best.line)) best = c;
@@ -124,7 +120,8 @@ export class TranscriptCache {
   /** Analysis of lines [from, end); null when the transcript cannot be read. */
   analyze(from: number): TranscriptAnalysis | null {
     try {
-      const cursor = this.incremental() ? this.best(from) : undefined;
+      // a reader that keeps no cursors (documents, patched JSONL) never returned one to remember
+      const cursor = this.best(from);
       const r = this.adapter.analyzeTranscriptFile(this.path, { from, cursor });
       if (!r.exists) return null;
       this.remember(r.cursor);
@@ -137,7 +134,7 @@ export class TranscriptCache {
   /** Current position and last identifier (JSONL: reads only new bytes). */
   position(): { position: number; lastIdentifier: string } {
     try {
-      const cursor = this.incremental() ? this.best(Number.MAX_SAFE_INTEGER) : undefined;
+      const cursor = this.best(Number.MAX_SAFE_INTEGER);
       const r = this.adapter.transcriptPosition(this.path, cursor);
       if (!r.exists) return { position: 0, lastIdentifier: '' };
       this.remember(r.cursor);
@@ -155,11 +152,16 @@ export class TranscriptCache {
       const { redactString } = await import('../redact/index.js');
       return ps.map(redactString);
     };
-    if (!this.incremental()) return redactAll(this.analyze(0)?.prompts ?? []);
     try {
       let pc = this.data.promptsCursor;
       let r = this.adapter.analyzeTranscriptFile(this.path, { from: pc?.line ?? 0, cursor: pc ?? undefined });
       if (!r.exists) return this.data.prompts;
+      if (!r.cursor) {
+        // a reader that reads the whole file each time (documents; JSONL whose records
+        // patch or drop earlier ones): its prompts are all of them, nothing to cache
+        if (pc) r = this.adapter.analyzeTranscriptFile(this.path, { from: 0 });
+        return redactAll(r.analysis.prompts);
+      }
       if (pc && (!r.cursor || r.cursor.byte < pc.byte)) {
         // the reader could not use the cursor (file rewritten): start over
         pc = null;

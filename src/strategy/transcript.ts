@@ -98,7 +98,8 @@ export async function redactedTranscript(root: string, sessionId: string, adapte
     throw new EntireError('TRANSCRIPT_UNREADABLE', `transcript ${path} is missing or not a file`);
   }
   try {
-    if (adapter.transcriptFormat === 'jsonl') {
+    const format = adapter.transcriptFormat(path);
+    if (format === 'jsonl') {
       const inc = await import('../redact/incremental.js');
       const u = await inc.updateRedactionCache({ sourcePath: path, cacheDir: safeTmpDir(root, 'redact'), key: sessionId });
       const load = async (): Promise<string> => {
@@ -111,7 +112,7 @@ export async function redactedTranscript(root: string, sessionId: string, adapte
       return PreRedacted.fromRedactor(await load());
     }
     const redact = await import('../redact/index.js');
-    return PreRedacted.fromRedactor(redact.redactTranscript((readTranscriptFile(path) ?? Buffer.alloc(0)).toString('utf8'), adapter.transcriptFormat));
+    return PreRedacted.fromRedactor(redact.redactTranscript((readTranscriptFile(path) ?? Buffer.alloc(0)).toString('utf8'), format));
   } catch (e) {
     if (e instanceof EntireError) throw e;
     throw new EntireError('TRANSCRIPT_UNREADABLE', `cannot read transcript ${path}`, { cause: e });
@@ -130,7 +131,7 @@ export async function noteStoredTranscript(
   t: PreRedacted,
   objectFormat: 'sha1' | 'sha256',
 ): Promise<void> {
-  if (t.blob || adapter.transcriptFormat !== 'jsonl') return;
+  if (t.blob || adapter.transcriptFormat(path) !== 'jsonl') return;
   const text = await t.text();
   const buf = Buffer.from(text, 'utf8');
   if (buf.length > MAX_CHUNK_BYTES) return;
@@ -162,7 +163,7 @@ export async function shadowTranscript(
   path: string,
   objectFormat: 'sha1' | 'sha256',
 ): Promise<ShadowTranscript | null> {
-  if (adapter.transcriptFormat !== 'jsonl' || !readableTranscript(adapter, path)) return null;
+  if (adapter.transcriptFormat(path) !== 'jsonl' || !readableTranscript(adapter, path)) return null;
   const inc = await import('../redact/incremental.js');
   const u = await inc.updateRedactionCache({ sourcePath: path, cacheDir: safeTmpDir(root, 'redact'), key: sessionId });
   if (!u.cached) return null;

@@ -123,7 +123,7 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
     statusPaths: view.status.map((e) => e.path),
     metadata:
       chunked || transcript
-        ? { transcript, chunks: chunked?.chunks, format: adapter.transcriptFormat, prompts, promptsRedacted: true, summary: turn?.summary || undefined }
+        ? { transcript, chunks: chunked?.chunks, format: adapter.transcriptFormat(path!), prompts, promptsRedacted: true, summary: turn?.summary || undefined }
         : null,
     subject: stepSubject(prompts[prompts.length - 1], adapter.displayName),
   });

@@ -6,10 +6,10 @@ import {
   analyzeGeminiFile,
   analyzeGeminiJson,
   geminiFilePosition,
-  geminiProjectHash,
   geminiProjectRoot,
   parseGeminiTranscript,
 } from '../../src/agents/gemini/transcript.js';
+import { geminiProjectHash } from '../../src/agents/gemini/layout.js';
 import { analyzeCursorJsonl, cursorTranscriptPath } from '../../src/agents/cursor/transcript.js';
 import { toRepoRelative } from '../../src/agents/paths.js';
 import { isEntireError } from '../../src/errors.js';

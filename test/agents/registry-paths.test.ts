@@ -26,14 +26,16 @@ describe('registry', () => {
   });
 
   it.each([
-    ['claude-code', 'Claude Code', 'jsonl', 'claude -r s1'],
-    ['gemini', 'Gemini CLI', 'json', 'gemini --resume s1'],
-    ['cursor', 'Cursor', 'jsonl', 'cursor-agent --resume s1'],
-  ] as const)('getAgent(%s) loads the adapter', async (key, name, format, resume) => {
+    ['claude-code', 'Claude Code', 'jsonl', 'jsonl', 'claude -r s1'],
+    ['gemini', 'Gemini CLI', 'jsonl', 'json', 'gemini --resume s1'],
+    ['cursor', 'Cursor', 'jsonl', 'jsonl', 'cursor-agent --resume s1'],
+  ] as const)('getAgent(%s) loads the adapter', async (key, name, format, legacyFormat, resume) => {
     const a = await getAgent(key);
     expect(a.key).toBe(key);
     expect(a.displayName).toBe(name);
-    expect(a.transcriptFormat).toBe(format);
+    // the storage format is a file's: Gemini's legacy `.json` documents are stored as documents
+    expect(a.transcriptFormat('/t/session-x.jsonl')).toBe(format);
+    expect(a.transcriptFormat('/t/session-x.json')).toBe(legacyFormat);
     expect(a.resumeArgv('s1').join(' ')).toBe(resume);
     expect(agentByDisplayName(name)?.key).toBe(key);
     expect(agentInfo(key).displayName).toBe(name);
@@ -82,21 +84,25 @@ describe('transcript locations', () => {
     expect(claude.restorePath('/x', 'sid-2')).toBe('/override/sid-2.jsonl');
   });
 
-  it('Gemini: stdin path, else the newest chats/session-*-<sid8>.json, else the restore name', async () => {
+  it('Gemini: stdin path, else the oldest chats/session-*-<sid8>.jsonl, else the newest legacy .json, else none', async () => {
     const dir = tempDir();
     process.env['ENTIRE_TEST_GEMINI_PROJECT_DIR'] = dir;
     const gemini = await getAgent('gemini');
     const sid = '5b2e9d41-7c3a-4f68-b1d0-93e6a4c8f215';
-    expect(gemini.resolveTranscriptPath('/r', sid)).toBe(join(dir, `session-${sid}.json`));
+    expect(gemini.resolveTranscriptPath('/r', sid)).toBe('');
     mkdirSync(dir, { recursive: true });
     const { writeFileSync } = await import('node:fs');
     writeFileSync(join(dir, 'session-2026-02-13T08-40-5b2e9d41.json'), '{}');
     writeFileSync(join(dir, 'session-2026-02-14T08-40-5b2e9d41.json'), '{}');
     writeFileSync(join(dir, 'session-2026-02-15T08-40-aaaaaaaa.json'), '{}');
     expect(gemini.resolveTranscriptPath('/r', sid)).toBe(join(dir, 'session-2026-02-14T08-40-5b2e9d41.json'));
+    // JSONL (0.61 on) wins; of several, the oldest: a resume leaves a newer stray start-up file
+    writeFileSync(join(dir, 'session-2026-02-16T08-40-5b2e9d41.jsonl'), '{}\n');
+    writeFileSync(join(dir, 'session-2026-02-17T08-40-5b2e9d41.jsonl'), '{}\n');
+    expect(gemini.resolveTranscriptPath('/r', sid)).toBe(join(dir, 'session-2026-02-16T08-40-5b2e9d41.jsonl'));
     expect(gemini.resolveTranscriptPath('/r', sid, join(dir, 't.json'))).toBe(join(dir, 't.json'));
     // outside the root: the computed path instead
-    expect(gemini.resolveTranscriptPath('/r', sid, '/t.json')).toBe(join(dir, 'session-2026-02-14T08-40-5b2e9d41.json'));
+    expect(gemini.resolveTranscriptPath('/r', sid, '/t.json')).toBe(join(dir, 'session-2026-02-16T08-40-5b2e9d41.jsonl'));
   });
 
   it('sanitises every non-alphanumeric character', () => {

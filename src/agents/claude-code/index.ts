@@ -15,7 +15,7 @@ import { chooseTranscriptPath } from '../../trust/transcript-file.js';
 export const claudeCodeAgent: AgentAdapter = {
   key: 'claude-code',
   displayName: 'Claude Code',
-  transcriptFormat: 'jsonl',
+  transcriptFormat: () => 'jsonl',
   hookVerbs: Object.keys(CLAUDE_VERBS),
   configDirs: ['.claude/'],
 

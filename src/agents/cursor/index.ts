@@ -16,7 +16,7 @@ const SETTLE_MS = 500;
 export const cursorAgent: AgentAdapter = {
   key: 'cursor',
   displayName: 'Cursor',
-  transcriptFormat: 'jsonl',
+  transcriptFormat: () => 'jsonl',
   hookVerbs: Object.keys(CURSOR_VERBS),
   configDirs: ['.cursor/'],
 

@@ -24,7 +24,9 @@ export function parseGeminiHookInput(verb: string, stdinText: string): HookEvent
   const { kind, label } = begun;
   const input = validated(label, schema(), begun.raw);
   const ev: HookEvent = { kind, agent, verb, sessionId: requireSessionId(label, nonEmpty(input.session_id), 'session_id') };
-  setCommon(ev, input.transcript_path, input.cwd);
+  // SPEC-2 §B.6: on `--resume`, SessionStart names a new stray file (start-up context only)
+  // while every later hook names the session's real, growing file: only those are taken
+  setCommon(ev, kind === 'session-start' ? undefined : input.transcript_path, input.cwd);
   if (kind === 'turn-start') setPrompt(ev, input.prompt, cleanPrompt);
   if (kind === 'turn-end') setIf(ev, 'response', input.prompt_response);
   if (kind === 'session-start') setIf(ev, 'source', input.source);
