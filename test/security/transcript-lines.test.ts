@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { lineWindows, MAX_LINE_BYTES, omittedRecord } from '../../src/trust/transcript-lines.js';
 import { redactJsonlFileIncremental, updateRedactionCache } from '../../src/redact/incremental.js';
 import { redactJsonl } from '../../src/redact/index.js';
-import { tempDir, cleanupAll } from '../helpers/repo.js';
+import { tempDir, cleanupAll, FIXTURES } from '../helpers/repo.js';
+import { getAgent } from '../../src/agents/registry.js';
 
 afterAll(cleanupAll);
 
@@ -95,5 +96,39 @@ describe('the redaction cache reads in windows', () => {
     expect(again.rebuilt).toBe(false);
     expect(again.text).toBe(expected + marker + '\n');
     expect(again.text).not.toContain(secret);
+  });
+});
+
+describe('the transcript analysers read in windows', () => {
+  it('give the analysis of the whole text, from any line and cursor, for a transcript of many windows', async () => {
+    const adapter = await getAgent('claude-code');
+    const fixture = readFileSync(join(FIXTURES, 'transcripts', 'claude-small.jsonl'), 'utf8').split('\n').filter(Boolean);
+    // the fixture's turns between progress lines of 0.2–0.7 MiB: windows end everywhere
+    const pad = (n: number) => JSON.stringify({ type: 'progress', uuid: `p-${n}`, data: 'z'.repeat(200_000 + ((n * 97_531) % 500_000)) });
+    const lines: string[] = [];
+    for (let round = 0; round < 3; round++) fixture.forEach((l, i) => lines.push(l, ...(i % 4 === 0 ? [pad(round * 100 + i)] : [])));
+    const p = join(tempDir(), 't.jsonl');
+    writeFileSync(p, lines.join('\n') + '\n' + fixture[3]!.slice(0, 50));
+    const text = readFileSync(p, 'utf8');
+    const { analyzeJsonl } = await import('../../src/agents/jsonl.js');
+    const { CLAUDE_DIALECT } = await import('../../src/agents/claude-code/transcript.js');
+    for (const from of [0, 7, lines.length - 3]) {
+      const whole = analyzeJsonl(text, CLAUDE_DIALECT, { fromLine: from });
+      const r = adapter.analyzeTranscriptFile(p, { from });
+      expect(r.analysis).toEqual(whole);
+      // and again from the cursor it left, after more lines
+      expect(r.cursor!.line).toBe(whole.position - 1);
+    }
+    const pos = adapter.transcriptPosition(p);
+    expect(pos.position).toBe(lines.length + 1);
+    const whole = analyzeJsonl(text, CLAUDE_DIALECT);
+    expect(pos.lastIdentifier).toBe(whole.lastIdentifier);
+    const first = adapter.analyzeTranscriptFile(p, { from: 0 });
+    appendFileSync(p, fixture[3]!.slice(50) + '\n' + lines.slice(0, 20).join('\n') + '\n');
+    const resumed = adapter.analyzeTranscriptFile(p, { from: first.cursor!.line, cursor: first.cursor });
+    const all = analyzeJsonl(readFileSync(p, 'utf8'), CLAUDE_DIALECT, { fromLine: first.cursor!.line });
+    expect(resumed.analysis.position).toBe(all.position);
+    expect(resumed.analysis.prompts).toEqual(all.prompts);
+    expect(resumed.analysis.tokenUsage).toEqual(all.tokenUsage);
   });
 });
