@@ -1,3 +1,4 @@
+import { ByteSource } from '../byte-source.js';
 import { createHasher } from './checksums.js';
 /**
  * Ident helpers and blob ids. The tree and commit formats have one parser
@@ -19,8 +20,13 @@ export function identName(ident: string): string {
 }
 
 
-/** The object ID git would give a blob with this content. */
-export function blobOid(content: Buffer | string, format: 'sha1' | 'sha256'): string {
+/** The object ID git would give a blob with this content (a source is read in pieces). */
+export function blobOid(content: Buffer | string | ByteSource, format: 'sha1' | 'sha256'): string {
+  if (content instanceof ByteSource) {
+    const h = createHasher(format).update(`blob ${content.size}\0`);
+    for (const p of content.pieces()) h.update(p);
+    return h.digestHex();
+  }
   const b = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   return createHasher(format).update(`blob ${b.length}\0`).update(b).digestHex();
 }

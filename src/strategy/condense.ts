@@ -9,7 +9,7 @@ import { writeCommittedSession } from '../store/committed.js';
 import { readShadowTranscript } from '../store/shadow.js';
 import { PreRedacted } from '../store/content.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
-import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, readableTranscript, homeRelative, firstLines } from './transcript.js';
+import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, readableTranscript, homeRelative, firstLinesOf } from './transcript.js';
 import { copyUsage, type TokenUsage } from '../checkpoint/metadata.js';
 import { EntireError } from '../errors.js';
 import { mark } from '../timing.js';
@@ -51,7 +51,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     position = positionOf(adapter, path, owner).position || start;
     transcript = whole;
     if (req.transcriptEnd !== undefined && adapter.transcriptFormat === 'jsonl' && req.transcriptEnd < position) {
-      transcript = PreRedacted.fromRedactor(firstLines(await whole.text(), req.transcriptEnd));
+      transcript = PreRedacted.fromRedactedBytes(firstLinesOf(whole.bytes(), req.transcriptEnd));
       position = req.transcriptEnd;
     }
     prompts = await promptsOf(adapter, path, owner);
