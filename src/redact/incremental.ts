@@ -57,7 +57,16 @@ export { ENGINE_ID };
 // The redactor itself loads only when there are new bytes to redact.
 type Redact = (text: string) => string;
 async function loadRedactJsonl(): Promise<Redact> {
-  return (await import('./json.js')).redactJsonl;
+  const { redactJsonl } = await import('./json.js');
+  const { clearRedactionCache } = await import('./engine.js');
+  // The engine's per-string cache keeps strings that are slices of the text they came
+  // from: kept across windows it would hold on to every window read (65 MiB of a 60 MB
+  // transcript, measured). Repeats within a window (a Write's content echoed in its
+  // result) are still found.
+  return (text) => {
+    clearRedactionCache();
+    return redactJsonl(text);
+  };
 }
 
 const HASH_SPAN = 4096;
