@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The first Stop hook of a session on a big transcript: peak RSS and wall time
 // (SPEC-2 §A.6: any hook's peak RSS ≤ 256 MiB). One run per size, measured by
-// /usr/bin/time -v, so the figures are single runs on a shared VM.
+// /usr/bin/time -v, so the figures are single runs on a shared VM. Also the
+// turn's user-prompt-submit, and the commit's prepare-commit-msg and
+// post-commit (which condenses the whole transcript into the checkpoint).
 //
 //   node scripts/first-stop.mjs [MB…]            # default: 100 250
 //   BUILD=/tmp/a node scripts/first-stop.mjs 100 # another build (a copy of bin/, dist/, package.json)
@@ -85,25 +87,43 @@ try {
     sh('cp', [source, transcript]);
     const hook = (extra = {}) => JSON.stringify({ session_id: sid, transcript_path: transcript, cwd: dir, ...extra });
     sh(process.execPath, [cli, 'hooks', 'claude-code', 'session-start'], { cwd: dir, input: hook() });
-    sh(process.execPath, [cli, 'hooks', 'claude-code', 'user-prompt-submit'], { cwd: dir, input: hook({ prompt: 'write first.txt' }) });
+    const measured = (args, opts) => {
+      const nodeArgs = (process.env.FIRST_STOP_NODE ?? '').split(' ').filter(Boolean);
+      const timing = process.env.FIRST_STOP_TIMING === '1' ? { ENTIRE_TIMING: 'rss' } : {};
+      const r = sh('/usr/bin/time', ['-v', process.execPath, ...nodeArgs, cli, ...args], { cwd: dir, allowFail: true, ...opts, env: { ...timing, ...opts.env } });
+      if (process.env.FIRST_STOP_TIMING === '1') {
+        let prev = 0;
+        for (const [, at, what] of r.stderr.matchAll(/\[entire-timing\] ([\d.]+) (.*)/g)) {
+          console.log(`  ${(Number(at) - prev).toFixed(0).padStart(7)} ms  ${what}`);
+          prev = Number(at);
+        }
+      }
+      const rss = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr)?.[1] ?? NaN);
+      const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)/.exec(r.stderr)?.[1] ?? '?';
+      return { r, rss, wall, line: `exit ${r.status}, peak RSS ${(rss / 1024).toFixed(0)} MiB, wall ${wall}` };
+    };
+    const ups = measured(['hooks', 'claude-code', 'user-prompt-submit'], { input: hook({ prompt: 'write first.txt' }) });
+    console.log(`${mb} MB user-prompt-submit: ${ups.line}`);
     writeFileSync(join(dir, 'first.txt'), 'first\n');
     appendFileSync(transcript, lib.turnLines(sid, 'write first.txt', join(dir, 'first.txt'), 'first'));
     const size = statSync(transcript).size;
-    const nodeArgs = (process.env.FIRST_STOP_NODE ?? '').split(' ').filter(Boolean);
-    const timing = process.env.FIRST_STOP_TIMING === '1' ? { ENTIRE_TIMING: 'rss' } : {};
-    const r = sh('/usr/bin/time', ['-v', process.execPath, ...nodeArgs, cli, 'hooks', 'claude-code', 'stop'], { cwd: dir, input: hook(), allowFail: true, env: timing });
-    if (process.env.FIRST_STOP_TIMING === '1') {
-      let prev = 0;
-      for (const [, at, what] of r.stderr.matchAll(/\[entire-timing\] ([\d.]+) (.*)/g)) {
-        console.log(`  ${(Number(at) - prev).toFixed(0).padStart(7)} ms  ${what}`);
-        prev = Number(at);
-      }
-    }
-    const rss = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr)?.[1] ?? NaN);
-    const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)/.exec(r.stderr)?.[1] ?? '?';
+    const stop = measured(['hooks', 'claude-code', 'stop'], { input: hook() });
+    const { r } = stop;
     const branch = sh('git', ['for-each-ref', '--format=%(refname:short)', 'refs/heads/entire/'], { cwd: dir }).stdout.trim().split('\n').filter((b) => b !== 'entire/checkpoints/v1');
     const stored = branch.length > 0 ? sh('git', ['ls-tree', '-r', '--long', branch[0], `.entire/metadata/${sid}/`], { cwd: dir }).stdout.trim().split('\n').filter((l) => /full\.jsonl/.test(l)).length : 0;
-    console.log(`${mb} MB (${(size / 1e6).toFixed(1)} MB): exit ${r.status}, peak RSS ${(rss / 1024).toFixed(0)} MiB, wall ${wall}, transcript chunks on the shadow branch: ${stored}`);
+    console.log(`${mb} MB (${(size / 1e6).toFixed(1)} MB) first Stop: ${stop.line}, transcript chunks on the shadow branch: ${stored}`);
+    if (process.env.FIRST_STOP_COMMIT !== '0') {
+      // the commit: its two hooks run here, measured, around a commit made without hooks
+      sh('git', ['add', 'first.txt'], { cwd: dir });
+      const msg = join(dir, '.git', 'FIRST_STOP_MSG');
+      writeFileSync(msg, 'first\n');
+      const pcm = measured(['hooks', 'git', 'prepare-commit-msg', msg, 'message'], { env: { GIT_EDITOR: ':' } });
+      console.log(`${mb} MB prepare-commit-msg: ${pcm.line}`);
+      sh('git', ['-c', `core.hooksPath=${join(base, 'no-hooks')}`, 'commit', '-q', '-F', msg], { cwd: dir });
+      const pc = measured(['hooks', 'git', 'post-commit'], {});
+      const files = sh('git', ['ls-tree', '-r', '--name-only', 'entire/checkpoints/v1'], { cwd: dir }).stdout.split('\n').filter((l) => /full\.jsonl/.test(l)).length;
+      console.log(`${mb} MB post-commit (condense): ${pc.line}, transcript chunks in the checkpoint: ${files}`);
+    }
     rmSync(dir, { recursive: true, force: true });
     rmSync(tdir, { recursive: true, force: true });
   }

@@ -11,6 +11,7 @@
  */
 import { closeSync, constants, mkdirSync, openSync, renameSync, rmSync, utimesSync, writeSync, existsSync } from 'node:fs';
 import { ByteSource } from '../byte-source.js';
+import { sourceOid } from './objects.js';
 import { join } from 'node:path';
 import type { Repo, Ident } from './repo.js';
 import type { CommitSpec, TreeChange } from './fastimport.js';
@@ -76,9 +77,7 @@ export class LooseWriter implements ObjectSink {
   writeBlobSource(content: ByteSource): string {
     if (content.size <= STREAMED_BLOB_MIN) return this.write('blob', content.readAll());
     const header = Buffer.from(`blob ${content.size}\0`);
-    const h = createHasher(this.repo.objectFormat).update(header);
-    for (const p of content.pieces()) h.update(p);
-    const oid = h.digestHex();
+    const oid = sourceOid('blob', content, this.repo.objectFormat);
     const file = this.existing(oid);
     if (file === null) return oid;
     this.writeFile(oid, file, (fd) => writeDeflatedPieces(fd, header, content));

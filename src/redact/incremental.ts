@@ -293,6 +293,16 @@ async function fullRedaction(sourcePath: string, cacheDir: string, key: string):
   }
 }
 
+/**
+ * A transcript redacted once, without a cache (a subagent's file, read at its
+ * task's end): streamed into a private file of this process as the cache
+ * would write it, removed when the process exits. `cached` is false.
+ */
+export async function redactJsonlFileOnce(opts: IncrementalOptions): Promise<CacheUpdate> {
+  mkdirSync(opts.cacheDir, { recursive: true });
+  return fullRedaction(opts.sourcePath, opts.cacheDir, opts.key);
+}
+
 /** A CacheUpdate whose `appended` reads the file only when asked for. */
 function update(
   outputPath: string,

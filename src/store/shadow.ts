@@ -42,8 +42,8 @@ export interface StepWrite {
   metadata: StepMetadata | null;
   subject: string;
   taskToolUseId?: string;
-  /** Subagent files (already named relative to the task dir) → content (redacted here). */
-  taskFiles?: Record<string, string>;
+  /** Subagent files (already named relative to the task dir) → content (plain text is redacted here). */
+  taskFiles?: Record<string, string | PreRedacted>;
 }
 
 export function metadataDir(sessionId: string): string {
@@ -128,8 +128,9 @@ async function stepBuilder(repo: Repo, w: StepWrite): Promise<{ branch: string; 
   mark('shadow: overlay');
   if (w.taskToolUseId && w.taskFiles) {
     for (const [name, content] of Object.entries(w.taskFiles)) {
-      const text = name.endsWith('.jsonl') ? await redactText(content, 'jsonl') : await redactText(content, 'text');
-      overlay.set(`${metadataDir(w.sessionId)}/tasks/${w.taskToolUseId}/${name}`, text);
+      const path = `${metadataDir(w.sessionId)}/tasks/${w.taskToolUseId}/${name}`;
+      if (content instanceof PreRedacted) overlay.set(path, content.bytes());
+      else overlay.set(path, name.endsWith('.jsonl') ? await redactText(content, 'jsonl') : await redactText(content, 'text'));
     }
   }
   const build = async (tip: string | null): Promise<BuildResult> => {
