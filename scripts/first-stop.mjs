@@ -9,6 +9,7 @@
 //   BUILD=/tmp/a node scripts/first-stop.mjs 100 # another build (a copy of bin/, dist/, package.json)
 //   FIRST_STOP_TIMING=1 node scripts/first-stop.mjs 100  # also print the hook's ENTIRE_TIMING marks
 //   FIRST_STOP_NODE="--max-old-space-size=200" …        # extra node options for the hook run
+//   FIRST_STOP_TREES=1 …  # also print the blob ids of the stored transcript files (compare two builds)
 //
 // The transcript is the bench's generator (src/redact/bench.ts) in 50 MB pieces,
 // written once per size under $TMPDIR/entire-first-stop-<MB>.jsonl and reused.
@@ -53,6 +54,24 @@ function sh(cmd, args, opts = {}) {
 const libFile = join(base, 'bench-lib.cjs');
 await build({ entryPoints: [join(root, 'scripts', 'bench-lib.ts')], outfile: libFile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
 const lib = createRequire(import.meta.url)(libFile);
+
+function turnLines(sid, file) {
+  const at = '2026-01-01T00:00:00.000Z';
+  const line = (n, o) => JSON.stringify({ uuid: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, sessionId: sid, timestamp: at, ...o });
+  return [
+    line(1, { type: 'user', message: { role: 'user', content: 'write first.txt' } }),
+    line(2, { type: 'assistant', message: { id: 'msg_first', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_first', name: 'Write', input: { file_path: file, content: 'first' } }], usage: { input_tokens: 3, output_tokens: 25 } } }),
+    line(3, { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_first', content: 'ok' }] } }),
+    line(4, { type: 'assistant', message: { id: 'msg_first_b', role: 'assistant', content: [{ type: 'text', text: 'Wrote first.txt.' }], usage: { input_tokens: 1, output_tokens: 8 } } }),
+    line(5, { type: 'progress', data: { type: 'hook_progress', hookEvent: 'Stop', command: 'entire hooks claude-code stop' } }),
+  ].join('\n') + '\n';
+}
+
+/** Blob ids of the transcript files under `ref` (the same transcript must give the same ids in every build). */
+function printTree(dir, ref, label) {
+  const ls = sh('git', ['ls-tree', '-r', ref], { cwd: dir }).stdout.split('\n').filter((l) => /full\.jsonl|content_hash/.test(l));
+  for (const l of ls) console.log(`  ${label} ${l.split(' ')[2].replace(/\t.*\//, ' ')}`);
+}
 
 function transcriptOf(mb) {
   const file = join(tmpdir(), `entire-first-stop-${mb}.jsonl`);
@@ -105,13 +124,15 @@ try {
     const ups = measured(['hooks', 'claude-code', 'user-prompt-submit'], { input: hook({ prompt: 'write first.txt' }) });
     console.log(`${mb} MB user-prompt-submit: ${ups.line}`);
     writeFileSync(join(dir, 'first.txt'), 'first\n');
-    appendFileSync(transcript, lib.turnLines(sid, 'write first.txt', join(dir, 'first.txt'), 'first'));
+    // the turn's lines, fixed (bench-lib's turnLines has fresh uuids and times): two builds store the same bytes
+    appendFileSync(transcript, turnLines(sid, '/project/first.txt'));
     const size = statSync(transcript).size;
     const stop = measured(['hooks', 'claude-code', 'stop'], { input: hook() });
     const { r } = stop;
     const branch = sh('git', ['for-each-ref', '--format=%(refname:short)', 'refs/heads/entire/'], { cwd: dir }).stdout.trim().split('\n').filter((b) => b !== 'entire/checkpoints/v1');
     const stored = branch.length > 0 ? sh('git', ['ls-tree', '-r', '--long', branch[0], `.entire/metadata/${sid}/`], { cwd: dir }).stdout.trim().split('\n').filter((l) => /full\.jsonl/.test(l)).length : 0;
     console.log(`${mb} MB (${(size / 1e6).toFixed(1)} MB) first Stop: ${stop.line}, transcript chunks on the shadow branch: ${stored}`);
+    if (process.env.FIRST_STOP_TREES === '1' && branch.length > 0) printTree(dir, branch[0], 'shadow');
     if (process.env.FIRST_STOP_COMMIT !== '0') {
       // the commit: its two hooks run here, measured, around a commit made without hooks
       sh('git', ['add', 'first.txt'], { cwd: dir });
@@ -123,6 +144,7 @@ try {
       const pc = measured(['hooks', 'git', 'post-commit'], {});
       const files = sh('git', ['ls-tree', '-r', '--name-only', 'entire/checkpoints/v1'], { cwd: dir }).stdout.split('\n').filter((l) => /full\.jsonl/.test(l)).length;
       console.log(`${mb} MB post-commit (condense): ${pc.line}, transcript chunks in the checkpoint: ${files}`);
+      if (process.env.FIRST_STOP_TREES === '1') printTree(dir, 'entire/checkpoints/v1', 'checkpoint');
     }
     rmSync(dir, { recursive: true, force: true });
     rmSync(tdir, { recursive: true, force: true });
