@@ -9,6 +9,7 @@
 //   BUILD=/tmp/a node scripts/first-stop.mjs 100 # another build (a copy of bin/, dist/, package.json)
 //   FIRST_STOP_TIMING=1 node scripts/first-stop.mjs 100  # also print the hook's ENTIRE_TIMING marks
 //   FIRST_STOP_NODE="--max-old-space-size=200" …        # extra node options for the hook run
+//   FIRST_STOP_ENV="ENTIRE_WRITER=fast-import" …  # extra environment for the hook runs
 //   FIRST_STOP_TREES=1 …  # also print the blob ids of the stored transcript files (compare two builds)
 //
 // The transcript is the bench's generator (src/redact/bench.ts) in 50 MB pieces,
@@ -109,7 +110,8 @@ try {
     const measured = (args, opts) => {
       const nodeArgs = (process.env.FIRST_STOP_NODE ?? '').split(' ').filter(Boolean);
       const timing = process.env.FIRST_STOP_TIMING === '1' ? { ENTIRE_TIMING: 'rss' } : {};
-      const r = sh('/usr/bin/time', ['-v', process.execPath, ...nodeArgs, cli, ...args], { cwd: dir, allowFail: true, ...opts, env: { ...timing, ...opts.env } });
+      const extra = Object.fromEntries((process.env.FIRST_STOP_ENV ?? '').split(' ').filter(Boolean).map((kv) => kv.split('=')));
+      const r = sh('/usr/bin/time', ['-v', process.execPath, ...nodeArgs, cli, ...args], { cwd: dir, allowFail: true, ...opts, env: { ...timing, ...extra, ...opts.env } });
       if (process.env.FIRST_STOP_TIMING === '1') {
         let prev = 0;
         for (const [, at, what] of r.stderr.matchAll(/\[entire-timing\] ([\d.]+) (.*)/g)) {
