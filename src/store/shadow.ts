@@ -196,20 +196,25 @@ export async function readShadowTranscript(
   sessionId: string,
   format: 'jsonl' | 'json',
 ): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  for await (const b of shadowTranscriptChunks(repo, rev, sessionId)) chunks.push(b);
+  if (chunks.length === 0) return null;
+  return format === 'json' ? joinGeminiChunks(chunks) : joinJsonlChunks(chunks);
+}
+
+/** The transcript chunks stored on a shadow branch, in order, read one at a time (none: no copy). */
+export async function* shadowTranscriptChunks(repo: Repo, rev: string, sessionId: string): AsyncGenerator<Buffer> {
   const dir = metadataDir(sessionId);
   const entries = await readDir(repo, rev, dir);
-  if (!entries) return null;
+  if (!entries) return;
   const names = entries
     .map((e) => ({ n: e.name, i: chunkIndexOf(e.name) }))
     .filter((x): x is { n: string; i: number } => x.i !== null)
     .sort((a, b) => a.i - b.i);
-  const chunks: Buffer[] = [];
   for (const c of names) {
     const b = await readBlob(repo, rev, `${dir}/${c.n}`);
-    if (b) chunks.push(b);
+    if (b) yield b;
   }
-  if (chunks.length === 0) return null;
-  return format === 'json' ? joinGeminiChunks(chunks) : joinJsonlChunks(chunks);
 }
 
 /**
