@@ -8,13 +8,17 @@
  * - a line is JSON-parsed only when a substring test says it can matter
  *   (user/assistant lines); progress, snapshot and system lines never are;
  * - line counting and the last identifier need no parsing except of the last
- *   line(s) that mention `"uuid"`.
+ *   line(s) that mention `"uuid"`;
+ * - files are read in line-aligned windows of at most 1 MiB (SPEC-2 §A.6,
+ *   src/trust/transcript-lines.ts): a hook holds one window, never the
+ *   transcript; a line over 16 MiB counts for positions and is not parsed.
  */
 import { closeSync, fstatSync } from 'node:fs';
 import { openTranscript } from '../trust/transcript-file.js';
 import { EntireError, isEntireError } from '../errors.js';
 import type { TokenUsage, TranscriptAnalysis, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from './types.js';
 import { readAt } from '../fs-read.js';
+import { lineWindows } from '../trust/transcript-lines.js';
 
 export interface JsonlDialect {
   /** Top-level key holding `user`/`assistant` (`type` or `role`, per agent). */
@@ -174,62 +178,100 @@ interface UsageEntry {
  */
 export function analyzeJsonl(text: string, dialect: JsonlDialect, options: JsonlAnalyzeOptions = {}): TranscriptAnalysis {
   const baseLine = options.baseLine ?? 0;
-  const fromLine = options.fromLine ?? 0;
-  const result = emptyAnalysis(baseLine + countLines(text), dialect.hasUuid ? lastUuid(text) : '');
+  const a = new JsonlAnalyzer(dialect, baseLine);
+  a.feed(text, options.fromLine ?? 0);
+  return a.result(baseLine + countLines(text), dialect.hasUuid ? lastUuid(text) : '');
+}
 
-  const seenPaths = new Set<string>();
-  const seenAgents = new Set<string>();
-  const usage = new Map<string, UsageEntry>();
-  const userNeedle = `"user"`;
-  const assistantNeedle = `"assistant"`;
+/**
+ * The analysis fed piece by piece: whole lines in order (a file read in
+ * windows), the same result as one analyzeJsonl over their concatenation.
+ * What spans lines (usage per message id, paths and agents seen, the last
+ * summary) lives here between pieces.
+ */
+export class JsonlAnalyzer {
+  private readonly result_: TranscriptAnalysis = emptyAnalysis();
+  private readonly seenPaths = new Set<string>();
+  private readonly seenAgents = new Set<string>();
+  private readonly usage = new Map<string, UsageEntry>();
+  /** Absolute number of the next line fed. */
+  line: number;
 
-  let lineNo = baseLine;
-  let pos = 0;
-  const n = text.length;
-  // Skip to fromLine without looking at the content.
-  while (lineNo < fromLine && pos < n) {
-    const nl = text.indexOf('\n', pos);
-    pos = nl === -1 ? n : nl + 1;
-    lineNo++;
+  constructor(
+    private readonly dialect: JsonlDialect,
+    baseLine = 0,
+  ) {
+    this.line = baseLine;
   }
 
-  while (pos < n) {
-    let end = text.indexOf('\n', pos);
-    if (end === -1) end = n;
-    const start = pos;
-    pos = end + 1;
-    if (end - start < 2) continue;
-    const line = text.slice(start, end);
-    // Prefilter: only user/assistant lines matter.
-    if (line.indexOf(assistantNeedle) === -1 && line.indexOf(userNeedle) === -1) continue;
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch {
-      continue;
+  /** Whole lines (the last may lack its `\n`); lines before `fromLine` are only counted. */
+  feed(text: string, fromLine = 0): void {
+    const userNeedle = `"user"`;
+    const assistantNeedle = `"assistant"`;
+    let pos = 0;
+    const n = text.length;
+    // Skip to fromLine without looking at the content.
+    while (this.line < fromLine && pos < n) {
+      const nl = text.indexOf('\n', pos);
+      pos = nl === -1 ? n : nl + 1;
+      this.line++;
     }
-    if (!isObj(v)) continue;
-    const role = v[dialect.roleKey];
-    const message = v['message'];
-    if (!isObj(message)) continue;
-    if (role === 'assistant') {
-      analyzeAssistant(message, dialect, result, seenPaths, usage);
-    } else if (role === 'user') {
-      analyzeUser(message, dialect, result, seenAgents, dialect.isSystemUserLine?.(v) === true);
+    while (pos < n) {
+      let end = text.indexOf('\n', pos);
+      if (end === -1) end = n;
+      const start = pos;
+      pos = end + 1;
+      this.line++;
+      if (end - start < 2) continue;
+      const line = text.slice(start, end);
+      // Prefilter: only user/assistant lines matter.
+      if (line.indexOf(assistantNeedle) === -1 && line.indexOf(userNeedle) === -1) continue;
+      let v: unknown;
+      try {
+        v = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (!isObj(v)) continue;
+      const role = v[this.dialect.roleKey];
+      const message = v['message'];
+      if (!isObj(message)) continue;
+      if (role === 'assistant') {
+        analyzeAssistant(message, this.dialect, this.result_, this.seenPaths, this.usage);
+      } else if (role === 'user') {
+        analyzeUser(message, this.dialect, this.result_, this.seenAgents, this.dialect.isSystemUserLine?.(v) === true);
+      }
     }
   }
 
-  if (dialect.hasUsage) {
-    const t = result.tokenUsage;
-    for (const u of usage.values()) {
-      t.input_tokens += u.input;
-      t.cache_creation_tokens += u.cacheCreate;
-      t.cache_read_tokens += u.cacheRead;
-      t.output_tokens += u.output;
-    }
-    t.api_call_count = usage.size;
+  /** A line that is not parsed (over SPEC-2 §A.6's limit): it only counts. */
+  skipLine(): void {
+    this.line++;
   }
-  return result;
+
+  /** The analysis so far, with the position and last identifier the caller tracked. */
+  result(position: number, lastIdentifier: string): TranscriptAnalysis {
+    const r: TranscriptAnalysis = {
+      ...this.result_,
+      position,
+      lastIdentifier,
+      modifiedFiles: [...this.result_.modifiedFiles],
+      prompts: [...this.result_.prompts],
+      subagentIds: [...this.result_.subagentIds],
+      tokenUsage: emptyTokenUsage(),
+    };
+    if (this.dialect.hasUsage) {
+      const t = r.tokenUsage;
+      for (const u of this.usage.values()) {
+        t.input_tokens += u.input;
+        t.cache_creation_tokens += u.cacheCreate;
+        t.cache_read_tokens += u.cacheRead;
+        t.output_tokens += u.output;
+      }
+      t.api_call_count = this.usage.size;
+    }
+    return r;
+  }
 }
 
 function analyzeAssistant(
@@ -324,16 +366,16 @@ function unreadable(path: string, e: unknown): EntireError {
   return new EntireError('TRANSCRIPT_UNREADABLE', `cannot read transcript ${path}`, { cause: e, detail: { path } });
 }
 
-interface Window {
-  /** Bytes of the file from `start` to its end. */
-  buf: Buffer;
+interface Opened {
+  fd: number;
+  size: number;
   start: number;
   baseLine: number;
   baseIdentifier: string;
 }
 
-/** Open `path` and read from a still-valid cursor (else from 0). undefined: the file does not exist. */
-function readWindow(path: string, cursor: TranscriptCursor | undefined, maxLine: number): Window | undefined {
+/** Open `path` where a still-valid cursor points (else at 0). undefined: the file does not exist. */
+function openAt(path: string, cursor: TranscriptCursor | undefined, maxLine: number): Opened | undefined {
   let fd: number;
   try {
     const o = openTranscript(path);
@@ -345,9 +387,6 @@ function readWindow(path: string, cursor: TranscriptCursor | undefined, maxLine:
   }
   try {
     const size = fstatSync(fd).size;
-    let start = 0;
-    let baseLine = 0;
-    let baseIdentifier = '';
     if (
       cursor !== undefined &&
       Number.isSafeInteger(cursor.byte) &&
@@ -358,26 +397,52 @@ function readWindow(path: string, cursor: TranscriptCursor | undefined, maxLine:
       cursor.line <= maxLine &&
       readAt(fd, cursor.byte - 1, 1)[0] === 10
     ) {
-      start = cursor.byte;
-      baseLine = cursor.line;
-      baseIdentifier = typeof cursor.identifier === 'string' ? cursor.identifier : '';
+      return { fd, size, start: cursor.byte, baseLine: cursor.line, baseIdentifier: typeof cursor.identifier === 'string' ? cursor.identifier : '' };
     }
-    return { buf: readAt(fd, start, size - start), start, baseLine, baseIdentifier };
+    return { fd, size, start: 0, baseLine: 0, baseIdentifier: '' };
   } catch (e) {
-    throw unreadable(path, e);
-  } finally {
     closeSync(fd);
+    throw unreadable(path, e);
   }
 }
 
-function cursorAfter(w: Window, position: number, identifier: string): TranscriptCursor {
-  const lastNl = w.buf.lastIndexOf(10);
-  const tail = w.buf.length - (lastNl + 1);
-  return {
-    byte: w.start + lastNl + 1,
-    line: tail > 0 ? position - 1 : position,
-    identifier,
-  };
+/**
+ * Walk the lines of an opened file from its start, window by window (SPEC-2
+ * §A.6: ≤ 1 MiB reads, one line held at most). `onLines` sees each window of
+ * whole lines with the absolute number of its first line; a line too long to
+ * parse only counts. Returns the position (SPEC §7.1), the last identifier
+ * and where a later read can resume.
+ */
+function walkLines(
+  path: string,
+  o: Opened,
+  dialect: JsonlDialect,
+  onLines: ((buf: Buffer, firstLine: number) => void) | null,
+): { position: number; lastIdentifier: string; cursor: TranscriptCursor } {
+  let line = o.baseLine;
+  let lastIdentifier = dialect.hasUuid ? o.baseIdentifier : '';
+  let complete = o.start; // byte after the last complete line
+  let completeLines = o.baseLine;
+  try {
+    for (const w of lineWindows(o.fd, o.start, o.size)) {
+      if (w.kind === 'oversized') {
+        line++;
+      } else {
+        onLines?.(w.buf, line);
+        if (dialect.hasUuid) lastIdentifier = lastUuidInBuffer(w.buf) || lastIdentifier;
+        line += countNewlines(w.buf) + (w.terminated ? 0 : 1);
+      }
+      if (w.terminated) {
+        complete = w.kind === 'oversized' ? w.start + w.bytes + 1 : w.start + w.buf.length;
+        completeLines = line;
+      }
+    }
+  } catch (e) {
+    throw unreadable(path, e);
+  } finally {
+    closeSync(o.fd);
+  }
+  return { position: line, lastIdentifier, cursor: { byte: complete, line: completeLines, identifier: lastIdentifier } };
 }
 
 /** Analyse a JSONL file from line `from`, reading only the bytes after a valid cursor. */
@@ -387,32 +452,31 @@ export function analyzeJsonlFile(
   options: { from?: number; cursor?: TranscriptCursor } = {},
 ): TranscriptFileResult {
   const from = Math.max(0, Math.floor(options.from ?? 0));
-  const w = readWindow(path, options.cursor, from);
-  if (w === undefined) return { analysis: emptyAnalysis(), exists: false };
-  // Skip whole lines before `from` in the buffer, without decoding them.
-  let pos = 0;
-  let line = w.baseLine;
-  while (line < from && pos < w.buf.length) {
-    const nl = w.buf.indexOf(10, pos);
-    pos = nl === -1 ? w.buf.length : nl + 1;
-    line++;
-  }
-  const text = w.buf.toString('utf8', pos);
-  const analysis = analyzeJsonl(text, dialect, { baseLine: line, fromLine: line });
-  if (dialect.hasUuid && analysis.lastIdentifier === '') {
-    analysis.lastIdentifier = lastUuidInBuffer(w.buf, pos) || w.baseIdentifier;
-  }
-  return { analysis, cursor: cursorAfter(w, analysis.position, analysis.lastIdentifier), exists: true };
+  const o = openAt(path, options.cursor, from);
+  if (o === undefined) return { analysis: emptyAnalysis(), exists: false };
+  const a = new JsonlAnalyzer(dialect, o.baseLine);
+  const walked = walkLines(path, o, dialect, (buf, firstLine) => {
+    // whole lines before `from` are counted without being decoded
+    let pos = 0;
+    let line = firstLine;
+    while (line < from && pos < buf.length) {
+      const nl = buf.indexOf(10, pos);
+      pos = nl === -1 ? buf.length : nl + 1;
+      line++;
+    }
+    a.line = line;
+    if (pos < buf.length) a.feed(buf.toString('utf8', pos), from);
+  });
+  const analysis = a.result(walked.position, walked.lastIdentifier);
+  return { analysis, cursor: walked.cursor, exists: true };
 }
 
 /** Position and last identifier of a JSONL file; no JSON parsing except of the last `uuid` lines. */
 export function jsonlFilePosition(path: string, dialect: JsonlDialect, cursor?: TranscriptCursor): TranscriptPositionResult {
-  const w = readWindow(path, cursor, Number.MAX_SAFE_INTEGER);
-  if (w === undefined) return { position: 0, lastIdentifier: '', exists: false };
-  const nls = countNewlines(w.buf);
-  const position = w.baseLine + nls + (w.buf.length > 0 && w.buf[w.buf.length - 1] !== 10 ? 1 : 0);
-  const lastIdentifier = dialect.hasUuid ? lastUuidInBuffer(w.buf) || w.baseIdentifier : '';
-  return { position, lastIdentifier, cursor: cursorAfter(w, position, lastIdentifier), exists: true };
+  const o = openAt(path, cursor, Number.MAX_SAFE_INTEGER);
+  if (o === undefined) return { position: 0, lastIdentifier: '', exists: false };
+  const walked = walkLines(path, o, dialect, null);
+  return { position: walked.position, lastIdentifier: walked.lastIdentifier, cursor: walked.cursor, exists: true };
 }
 
 /** The first `cwd` a JSONL transcript's lines carry (its project root), if any. */

@@ -1,7 +1,13 @@
 import { crypto } from '../builtins.js';
+import { BufferSource, ConcatSource, type ByteSource } from '../byte-source.js';
 /**
  * SPEC §2.7: transcripts larger than M bytes are stored as `full.jsonl`,
  * `full.jsonl.001`, … so no blob exceeds what hosting services accept.
+ *
+ * Each chunker comes twice: over a Buffer, and over a ByteSource (a redacted
+ * transcript on disk, SPEC-2 §A.6), read in 1 MiB pieces and answered with
+ * sources that read their bytes only when a blob is written. Both give the
+ * same chunks (test/checkpoint/chunks-source.test.ts).
  */
 
 export const MAX_CHUNK_BYTES = 52_428_800;
@@ -187,4 +193,107 @@ export function chunkTranscript(content: Buffer, format: 'jsonl' | 'json', max =
 /** A stored transcript from its ordered chunks, in its storage format. */
 export function joinTranscriptChunks(chunks: Buffer[], format: 'jsonl' | 'json'): Buffer {
   return format === 'json' ? joinJsonDocumentChunks(chunks) : joinJsonlChunks(chunks);
+}
+
+// ---------------------------------------------------------------------------
+// The same over a ByteSource
+
+/**
+ * Lines of `src` as [start, end) without their `\n`, as chunkJsonl splits
+ * them: after a final newline comes one more, empty, line.
+ */
+function* lineSpans(src: ByteSource): Generator<[number, number]> {
+  let lineStart = 0;
+  let at = 0;
+  for (const piece of src.pieces()) {
+    let nl = piece.indexOf(10);
+    while (nl !== -1) {
+      yield [lineStart, at + nl];
+      lineStart = at + nl + 1;
+      nl = piece.indexOf(10, nl + 1);
+    }
+    at += piece.length;
+  }
+  yield [lineStart, src.size];
+}
+
+const NEWLINE = new BufferSource(Buffer.from('\n'));
+
+function omittedSpan(src: ByteSource, start: number, end: number): ByteSource {
+  const h = crypto().createHash('sha256');
+  for (const p of src.pieces(start, end)) h.update(p);
+  return new BufferSource(Buffer.from(JSON.stringify({ type: 'entire-omitted', original_bytes: end - start, sha256: h.digest('hex') })));
+}
+
+/** chunkJsonl over a source: chunks as sources (slices of it, joined where a line was omitted). */
+export function chunkJsonlSource(src: ByteSource, max = MAX_CHUNK_BYTES): ByteSource[] {
+  if (src.size <= max) return [src];
+  const chunks: ByteSource[] = [];
+  let parts: ByteSource[] = [];
+  let lines = 0;
+  let size = 0; // bytes of the \n-joined group
+  // the run of source lines at the end of `parts`, not yet cut out of `src`
+  let runStart = -1;
+  let runEnd = -1;
+  const closeRun = (): void => {
+    if (runStart >= 0) parts.push(src.slice(runStart, runEnd));
+    runStart = -1;
+  };
+  const flush = (): void => {
+    closeRun();
+    chunks.push(parts.length === 1 ? parts[0]! : new ConcatSource(parts));
+    parts = [];
+    lines = 0;
+    size = 0;
+  };
+  for (const [start, end] of lineSpans(src)) {
+    const omitted = end - start > max ? omittedSpan(src, start, end) : null;
+    const len = omitted ? omitted.size : end - start;
+    if (lines > 0 && size + 1 + len > max) flush();
+    if (omitted) {
+      closeRun();
+      if (lines > 0) parts.push(NEWLINE);
+      parts.push(omitted);
+    } else if (runStart >= 0 && runEnd + 1 === start) {
+      runEnd = end; // the next source line: the run takes it with the \n before it
+    } else {
+      closeRun();
+      if (lines > 0) parts.push(NEWLINE);
+      runStart = start;
+      runEnd = end;
+    }
+    size = lines === 0 ? len : size + 1 + len;
+    lines++;
+  }
+  if (lines > 0) flush();
+  return chunks;
+}
+
+/** lineGroupRanges over a source. */
+export function lineGroupRangesOf(src: ByteSource, max: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  if (src.size === 0) return out;
+  let groupStart = 0;
+  let groupEnd = -1;
+  for (const [lineStart, lineEnd] of lineSpans(src)) {
+    if (groupEnd >= 0 && lineEnd - groupStart > max) {
+      out.push([groupStart, groupEnd]);
+      groupStart = lineStart;
+    }
+    groupEnd = lineEnd;
+  }
+  out.push([groupStart, groupEnd]);
+  return out;
+}
+
+/** contentHash over a source. */
+export function contentHashOf(src: ByteSource): string {
+  return 'sha256:' + sha256Of(src);
+}
+
+/** Hex SHA-256 of a source. */
+export function sha256Of(src: ByteSource): string {
+  const h = crypto().createHash('sha256');
+  for (const p of src.pieces()) h.update(p);
+  return h.digest('hex');
 }

@@ -13,6 +13,7 @@ import {
   type TokenUsage,
 } from './metadata.js';
 import { encodeContextFile, encodePromptFile } from './prompts.js';
+import type { ByteSource } from '../byte-source.js';
 
 export interface SlotInfo {
   slot: number;
@@ -37,15 +38,30 @@ export interface StoredTranscript {
   sha256: string;
 }
 
+/**
+ * A transcript chunked already, its chunks read from disk when their blobs
+ * are written (SPEC-2 §A.6: a big transcript is never held whole).
+ */
+export interface ChunkedTranscript {
+  chunks: ByteSource[];
+  /** hex sha256 of the whole transcript. */
+  sha256: string;
+}
+
+export type SlotFile = Buffer | string | { oid: string } | ByteSource;
+
 export function slotFiles(o: {
   metadata: SessionMetadata;
-  transcript: Buffer | StoredTranscript | null;
+  transcript: Buffer | StoredTranscript | ChunkedTranscript | null;
   format: 'jsonl' | 'json';
   prompts: readonly string[];
-}): Map<string, Buffer | string | { oid: string }> {
-  const files = new Map<string, Buffer | string | { oid: string }>();
+}): Map<string, SlotFile> {
+  const files = new Map<string, SlotFile>();
   files.set('metadata.json', encodeSessionMetadata(o.metadata));
-  if (o.transcript !== null && !Buffer.isBuffer(o.transcript)) {
+  if (o.transcript !== null && 'chunks' in o.transcript) {
+    o.transcript.chunks.forEach((c, i) => files.set(chunkFileName(i), c));
+    files.set('content_hash.txt', 'sha256:' + o.transcript.sha256);
+  } else if (o.transcript !== null && !Buffer.isBuffer(o.transcript)) {
     files.set(chunkFileName(0), { oid: o.transcript.oid });
     files.set('content_hash.txt', 'sha256:' + o.transcript.sha256);
   } else if (o.transcript !== null) {

@@ -27,7 +27,8 @@ export function gitBaseEnv(): NodeJS.ProcessEnv {
 
 export interface GitOptions {
   cwd: string;
-  input?: string | Buffer;
+  /** Standard input; pieces are written one at a time as git reads them (big blobs for fast-import). */
+  input?: string | Buffer | Iterable<Buffer>;
   /** Extra variables (undefined removes one). */
   env?: Record<string, string | undefined>;
   /** Return the result instead of throwing on a non-zero exit. */
@@ -90,9 +91,39 @@ export function runGit(args: readonly string[], opts: GitOptions): Promise<GitRe
     });
     // EPIPE when git exits before reading all input is reported through 'close'
     child.stdin!.on('error', () => {});
-    if (opts.input !== undefined) child.stdin!.end(opts.input);
-    else child.stdin!.end();
+    const input = opts.input;
+    if (input === undefined) child.stdin!.end();
+    else if (typeof input === 'string' || Buffer.isBuffer(input)) child.stdin!.end(input);
+    else feed(child, input);
   });
+}
+
+/** Write `pieces` to git's stdin as it drains, never more than one piece ahead. */
+function feed(child: ChildProcess, pieces: Iterable<Buffer>): void {
+  const stdin = child.stdin!;
+  const it = pieces[Symbol.iterator]();
+  let gone = false;
+  stdin.once('close', () => (gone = true));
+  const next = (): void => {
+    try {
+      for (;;) {
+        if (gone) return;
+        const r = it.next();
+        if (r.done) {
+          stdin.end();
+          return;
+        }
+        if (!stdin.write(r.value)) {
+          stdin.once('drain', next);
+          return;
+        }
+      }
+    } catch {
+      // a piece that cannot be read: git sees a cut stream and fails, which the caller reports
+      stdin.destroy();
+    }
+  };
+  next();
 }
 
 export function gitError(args: readonly string[], r: GitResult): EntireError {
@@ -128,7 +159,7 @@ export function resetGitEnvForTests(): void {
  * synchronous spawn skips that and blocks only while git runs, which the
  * caller would await anyway.
  */
-export function runGitSync(args: readonly string[], opts: GitOptions): GitResult {
+export function runGitSync(args: readonly string[], opts: GitOptions & { input?: string | Buffer }): GitResult {
   const r = childProcess().spawnSync('git', args as string[], {
     cwd: opts.cwd,
     env: envFor(opts),

@@ -10,11 +10,13 @@ import { runGit } from './exec.js';
 import type { Ident } from './repo.js';
 import { randomHex } from '../random.js';
 import { isValidTreePath } from './tree-format.js';
+import { ByteSource } from '../byte-source.js';
 
 export type FileMode = '100644' | '100755' | '120000';
 
 export type TreeChange =
-  | { op: 'put'; path: string; content: Buffer | string; mode?: FileMode }
+  /** `content` as a ByteSource: big content (a transcript chunk), read in pieces as it is written. */
+  | { op: 'put'; path: string; content: Buffer | string | ByteSource; mode?: FileMode }
   | { op: 'put-oid'; path: string; oid: string; mode: FileMode | '040000' }
   | { op: 'delete'; path: string };
 
@@ -54,15 +56,28 @@ function identLine(kind: 'author' | 'committer', id: Ident, time: number): strin
   return `${kind} ${clean(id.name)} <${clean(id.email)}> ${time} +0000\n`;
 }
 
-function data(content: Buffer | string): Buffer[] {
+function data(content: Buffer | string | ByteSource): Array<Buffer | ByteSource> {
   const b = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-  return [Buffer.from(`data ${b.length}\n`), b, Buffer.from('\n')];
+  const size = b instanceof ByteSource ? b.size : b.length;
+  return [Buffer.from(`data ${size}\n`), b, Buffer.from('\n')];
 }
 
 /** Build the fast-import stream for one commit (exported for tests). */
 export function buildStream(spec: CommitSpec, tempRef: string): Buffer[] {
+  return streamParts(spec, tempRef).map((p) => (p instanceof ByteSource ? p.readAll() : p));
+}
+
+/** The stream's parts; big blob contents stay sources, read in pieces as git takes them. */
+function* streamPieces(parts: Array<Buffer | ByteSource>): Generator<Buffer> {
+  for (const p of parts) {
+    if (p instanceof ByteSource) yield* p.pieces();
+    else yield p;
+  }
+}
+
+function streamParts(spec: CommitSpec, tempRef: string): Array<Buffer | ByteSource> {
   const time = spec.time ?? Math.floor(Date.now() / 1000);
-  const parts: Buffer[] = [Buffer.from(`feature done\ncommit ${tempRef}\nmark :1\n`)];
+  const parts: Array<Buffer | ByteSource> = [Buffer.from(`feature done\ncommit ${tempRef}\nmark :1\n`)];
   parts.push(Buffer.from(identLine('author', spec.author, time)));
   parts.push(Buffer.from(identLine('committer', spec.committer ?? spec.author, time)));
   parts.push(...data(spec.message));
@@ -90,7 +105,8 @@ export function buildStream(spec: CommitSpec, tempRef: string): Buffer[] {
 
 export async function writeCommit(cwd: string, spec: CommitSpec, opts: { fastCompression?: boolean } = {}): Promise<WrittenCommit> {
   const tempRef = `${TEMP_REF_PREFIX}${process.pid}-${randomHex(4)}`;
-  const input = Buffer.concat(buildStream(spec, tempRef));
+  const parts = streamParts(spec, tempRef);
+  const input = parts.some((p) => p instanceof ByteSource) ? streamPieces(parts) : Buffer.concat(parts as Buffer[]);
   // local, short-lived objects (shadow steps): zlib level 1 is ~30 % faster
   const args = opts.fastCompression ? ['-c', 'pack.compression=1', 'fast-import', '--quiet', '--done'] : ['fast-import', '--quiet', '--done'];
   const r = await runGit(args, { cwd, input, allowFailure: true });

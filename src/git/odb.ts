@@ -9,7 +9,9 @@
  * (measured on the bench VM). Big content goes out loose; git packs the
  * loose objects at its next gc. Callers move refs by compare-and-swap.
  */
-import { mkdirSync, renameSync, rmSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, renameSync, rmSync, utimesSync, writeSync, existsSync } from 'node:fs';
+import { ByteSource } from '../byte-source.js';
+import { sourceOid } from './objects.js';
 import { join } from 'node:path';
 import type { Repo, Ident } from './repo.js';
 import type { CommitSpec, TreeChange } from './fastimport.js';
@@ -33,7 +35,16 @@ export function canWriteLoose(repo: Repo, env: NodeJS.ProcessEnv = process.env):
 /** Something objects are written to: returns the id of what was written. */
 export interface ObjectSink {
   write(type: 'blob' | 'tree' | 'commit', content: Buffer): string;
+  /** A blob too big to hold at once (SPEC-2 §A.6): read and written in pieces. */
+  writeBlobSource(content: ByteSource): string;
 }
+
+/**
+ * Blobs up to this size are read whole and written like any other object;
+ * bigger ones (transcript chunks, up to 50 MiB) are hashed, then compressed
+ * and written, 1 MiB at a time.
+ */
+export const STREAMED_BLOB_MIN = 8 * 1024 * 1024;
 
 /**
  * Objects this process has written, per object store. A hook's second commit
@@ -63,12 +74,27 @@ export class LooseWriter implements ObjectSink {
     return oid;
   }
 
+  writeBlobSource(content: ByteSource): string {
+    if (content.size <= STREAMED_BLOB_MIN) return this.write('blob', content.readAll());
+    const header = Buffer.from(`blob ${content.size}\0`);
+    const oid = sourceOid('blob', content, this.repo.objectFormat);
+    const file = this.existing(oid);
+    if (file === null) return oid;
+    this.writeFile(oid, file, (fd) => writeDeflatedPieces(fd, header, content));
+    return oid;
+  }
+
   /** Write an object whose id is known (`header` is git's `<type> <size>\0`). */
   writeHashed(oid: string, header: Buffer, content: Buffer): void {
-    const written = writtenIn(this.repo);
-    if (written.has(oid)) return;
-    const sub = join(this.dir, oid.slice(0, 2));
-    const file = join(sub, oid.slice(2));
+    const file = this.existing(oid);
+    if (file === null) return;
+    this.writeFile(oid, file, (fd) => writeAll(fd, compressLoose(Buffer.concat([header, content]))));
+  }
+
+  /** The path to write `oid` to, or null when it is there already (written here, or freshened). */
+  private existing(oid: string): string | null {
+    if (writtenIn(this.repo).has(oid)) return null;
+    const file = join(this.dir, oid.slice(0, 2), oid.slice(2));
     if (existsSync(file)) {
       // freshen, as git does, so a concurrent prune keeps what we are about to reference
       try {
@@ -77,19 +103,58 @@ export class LooseWriter implements ObjectSink {
       } catch {
         /* read-only object store entries are fine as they are */
       }
-      return;
+      return null;
     }
+    return file;
+  }
+
+  /** A read-only file under a temporary name, renamed into place once complete. */
+  private writeFile(oid: string, file: string, fill: (fd: number) => void): void {
+    const sub = join(this.dir, oid.slice(0, 2));
     mkdirSync(sub, { recursive: true });
     const tmp = join(sub, `tmp_obj_${process.pid}_${randomHex(4)}`);
     try {
-      writeFileSync(tmp, compressLoose(Buffer.concat([header, content])), { mode: 0o444 });
+      const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o444);
+      try {
+        fill(fd);
+      } finally {
+        closeSync(fd);
+      }
       renameSync(tmp, file);
     } catch (e) {
       rmSync(tmp, { force: true });
       throw e;
     }
-    written.add(oid);
+    writtenIn(this.repo).add(oid);
   }
+}
+
+function writeAll(fd: number, buf: Buffer): void {
+  let off = 0;
+  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+}
+
+/**
+ * A loose object's zlib stream written piece by piece: each piece deflated
+ * on its own (level 1, as `hash-object -w`) and ended with a sync flush, so
+ * the pieces join into one valid deflate stream; then an empty final block
+ * and the Adler-32 of everything. Only the window across a piece boundary is
+ * lost: a 1 MiB piece compresses as well as the whole.
+ */
+function writeDeflatedPieces(fd: number, header: Buffer, content: ByteSource): void {
+  const z = zlib();
+  const opts = { level: 1, finishFlush: z.constants.Z_SYNC_FLUSH };
+  writeAll(fd, Buffer.from([0x78, 0x01]));
+  let adler = adler32(header);
+  writeAll(fd, z.deflateRawSync(header, opts));
+  for (const p of content.pieces()) {
+    adler = adler32(p, adler);
+    writeAll(fd, z.deflateRawSync(p, opts));
+  }
+  writeAll(fd, z.deflateRawSync(Buffer.alloc(0), { level: 1 }));
+  const tail = Buffer.alloc(4);
+  tail.writeUInt32BE(adler >>> 0, 0);
+  writeAll(fd, tail);
 }
 
 /** Objects bigger than this are written loose even in a batch: packs stay small enough to merge. */
@@ -137,6 +202,11 @@ export class BatchWriter implements ObjectSink {
     if (content.length > PACKED_OBJECT_MAX) this.loose.writeHashed(oid, header, content);
     else if (!this.small.has(oid)) this.small.set(oid, { type, content });
     return oid;
+  }
+
+  writeBlobSource(content: ByteSource): string {
+    if (content.size <= STREAMED_BLOB_MIN) return this.write('blob', content.readAll());
+    return this.loose.writeBlobSource(content);
   }
 
   /** Keep this batch's small objects for the next flush in this process (see heldIn). */
@@ -298,6 +368,7 @@ async function apply(repo: Repo, w: ObjectSink, root: Node, c: TreeChange): Prom
   if (c.op !== 'delete' && (!before || isTreeMode(before instanceof Node ? '40000' : before.mode) !== isTreeMode(modeOf(c)))) node.added = true;
   if (c.op === 'delete') entries.delete(leaf);
   else if (c.op === 'put-oid') entries.set(leaf, { mode: modeOf(c), oid: c.oid });
+  else if (c.content instanceof ByteSource) entries.set(leaf, { mode: modeOf(c), oid: w.writeBlobSource(c.content) });
   else entries.set(leaf, { mode: modeOf(c), oid: w.write('blob', typeof c.content === 'string' ? Buffer.from(c.content, 'utf8') : c.content) });
 }
 

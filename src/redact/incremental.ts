@@ -15,21 +15,29 @@
  *   (a torn write is noticed);
  * - `<key>.lock` while a call runs (stale after 30 s).
  *
- * A call reads only the source bytes after the cursor (fs read from the
- * offset), redacts the complete lines, appends them and moves the cursor. An
- * unterminated last line is redacted into the returned text but the cursor
+ * A call reads only the source bytes after the cursor, in line-aligned
+ * windows of at most 1 MiB (src/trust/transcript-lines.ts, SPEC-2 §A.6),
+ * redacts each window's complete lines and appends them to the output as it
+ * goes, so memory holds one window (or one long line, up to 16 MiB), never
+ * the transcript. A line over 16 MiB is not parsed: it becomes SPEC §2.7's
+ * `entire-omitted` record (its length and the SHA-256 of its bytes). An
+ * unterminated last line is redacted into the returned tail but the cursor
  * stays before it. A source that shrank, whose hashes changed, a cursor from
  * another engine version or an inconsistent cache: redone from scratch. The
  * cursor is the source of truth: bytes of the redacted file past `outBytes`
  * (a crash between append and cursor write) are cut off.
  *
- * Output equals `redactJsonl(readFileSync(sourcePath, 'utf8'))` (tested).
+ * Output equals `redactJsonl(readFileSync(sourcePath, "utf8"))` for lines up to
+ * 16 MiB (tested), and is the same however the appends fell.
  * Cache files are named from the key only when it is a safe file name
  * (`[A-Za-z0-9][A-Za-z0-9._-]{0,127}`, no `..`), else from its SHA-256.
  */
 import { closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { openTranscript, readTranscriptFile } from '../trust/transcript-file.js';
+import { openTranscript } from '../trust/transcript-file.js';
 import { readFileNoFollow } from '../trust/confined.js';
+import { lineWindows, omittedRecord } from '../trust/transcript-lines.js';
+import { onExit } from '../exit-tasks.js';
+import { randomHex } from '../random.js';
 
 // The cache lives in the work tree (`.entire/tmp/redact`), where a cloned
 // repository may have planted symlinks: its files are never opened through
@@ -47,8 +55,18 @@ export { ENGINE_ID };
 // I/O here is synchronous: a hook does nothing else meanwhile, and each
 // asynchronous fs call (plus loading fs/promises) cost more than the read.
 // The redactor itself loads only when there are new bytes to redact.
-async function redactJsonl(text: string): Promise<string> {
-  return (await import('./json.js')).redactJsonl(text);
+type Redact = (text: string) => string;
+async function loadRedactJsonl(): Promise<Redact> {
+  const { redactJsonl } = await import('./json.js');
+  const { clearRedactionCache } = await import('./engine.js');
+  // The engine's per-string cache keeps strings that are slices of the text they came
+  // from: kept across windows it would hold on to every window read (65 MiB of a 60 MB
+  // transcript, measured). Repeats within a window (a Write's content echoed in its
+  // result) are still found.
+  return (text) => {
+    clearRedactionCache();
+    return redactJsonl(text);
+  };
 }
 
 const HASH_SPAN = 4096;
@@ -79,14 +97,20 @@ export interface CacheUpdate {
   /** Redacted text of every complete source line (`outputBytes` bytes of this file). */
   outputPath: string;
   outputBytes: number;
-  /** Redacted text of the lines this call added to the cache. */
-  appended: string;
+  /** Bytes of redacted text this call added (the last `appendedBytes` of the `outputBytes`). */
+  appendedBytes: number;
+  /** Redacted text of the lines this call added to the cache: read from the file when asked for. */
+  readonly appended: string;
   /** Redacted unterminated last line ('' when the source ends with a newline). */
   tail: string;
   sourceBytes: number;
   newBytes: number;
   rebuilt: boolean;
-  /** False when the cache could not be used (lock held, I/O error): `appended` is then the whole redacted text. */
+  /**
+   * False when the cache could not be used (its lock held past the wait): the
+   * whole source was then redacted into a private file of this process
+   * (`outputPath`, removed when the process exits), and `appended` is all of it.
+   */
   cached: boolean;
 }
 
@@ -199,26 +223,115 @@ async function acquireLock(lock: string): Promise<boolean> {
   }
 }
 
-/** Complete-line part and unterminated tail of a buffer. */
-function splitTail(buf: Buffer): { complete: Buffer; tail: Buffer } {
-  const nl = buf.lastIndexOf(0x0a);
-  return { complete: buf.subarray(0, nl + 1), tail: buf.subarray(nl + 1) };
+/** Write all of `buf` at `position` of `fd`. */
+function writeAt(fd: number, buf: Buffer, position: number): void {
+  let w = 0;
+  while (w < buf.length) w += writeSync(fd, buf, w, buf.length - w, position + w);
 }
 
-/** Without the cache (lock held elsewhere): the whole source, redacted. */
-async function fullRedaction(sourcePath: string): Promise<CacheUpdate> {
-  const buf = readTranscriptFile(sourcePath);
-  if (buf === null) throw new Error(`transcript ${sourcePath} does not exist`);
-  const { complete, tail } = splitTail(buf);
+interface Redacted {
+  /** Source offset just after the last complete line. */
+  offset: number;
+  /** Redacted bytes written to the output. */
+  written: number;
+  /** The redacted unterminated last line ('' when the source ends with a newline). */
+  tail: string;
+}
+
+/**
+ * Redact source bytes [start, size) window by window, writing the redacted
+ * complete lines to `out` from `outAt` on (see the file comment).
+ */
+function redactWindows(src: number, start: number, size: number, out: number, outAt: number, redact: Redact): Redacted {
+  let offset = start;
+  let written = 0;
+  let tail = '';
+  for (const w of lineWindows(src, start, size)) {
+    let text: string;
+    let end: number;
+    if (w.kind === 'oversized') {
+      text = omittedRecord(w.bytes, w.sha256) + (w.terminated ? '\n' : '');
+      end = w.start + w.bytes + (w.terminated ? 1 : 0);
+    } else {
+      text = redact(w.buf.toString('utf8'));
+      end = w.start + w.buf.length;
+    }
+    if (!w.terminated) {
+      tail = text;
+      break;
+    }
+    const buf = Buffer.from(text, 'utf8');
+    writeAt(out, buf, outAt + written);
+    written += buf.length;
+    offset = end;
+  }
+  return { offset, written, tail };
+}
+
+/** A new file for the output, created exclusively (never through a symlink). */
+function createExclusive(path: string): number {
+  return openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+}
+
+/** Without the cache (lock held elsewhere): the whole source, redacted into a private file. */
+async function fullRedaction(sourcePath: string, cacheDir: string, key: string): Promise<CacheUpdate> {
+  const opened = openTranscript(sourcePath);
+  if (opened === null) throw new Error(`transcript ${sourcePath} does not exist`);
+  const redact = await loadRedactJsonl();
+  const path = join(cacheDir, `${cacheKeyName(key)}.${process.pid}.${randomHex(4)}.private.jsonl`);
+  try {
+    const out = createExclusive(path);
+    onExit(() => rmSync(path, { force: true }));
+    try {
+      const r = redactWindows(opened.fd, 0, opened.size, out, 0, redact);
+      return update(path, r.written, r.written, r.tail, opened.size, opened.size, true, false);
+    } finally {
+      closeSync(out);
+    }
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/**
+ * A transcript redacted once, without a cache (a subagent's file, read at its
+ * task's end): streamed into a private file of this process as the cache
+ * would write it, removed when the process exits. `cached` is false.
+ */
+export async function redactJsonlFileOnce(opts: IncrementalOptions): Promise<CacheUpdate> {
+  mkdirSync(opts.cacheDir, { recursive: true });
+  return fullRedaction(opts.sourcePath, opts.cacheDir, opts.key);
+}
+
+/** A CacheUpdate whose `appended` reads the file only when asked for. */
+function update(
+  outputPath: string,
+  outputBytes: number,
+  appendedBytes: number,
+  tail: string,
+  sourceBytes: number,
+  newBytes: number,
+  rebuilt: boolean,
+  cached: boolean,
+): CacheUpdate {
   return {
-    outputPath: '',
-    outputBytes: 0,
-    appended: await redactJsonl(complete.toString('utf8')),
-    tail: tail.length > 0 ? await redactJsonl(tail.toString('utf8')) : '',
-    sourceBytes: buf.length,
-    newBytes: buf.length,
-    rebuilt: true,
-    cached: false,
+    outputPath,
+    outputBytes,
+    appendedBytes,
+    get appended(): string {
+      if (appendedBytes === 0) return '';
+      const fd = openSync(outputPath, RO_NOFOLLOW);
+      try {
+        return readAt(fd, outputBytes - appendedBytes, appendedBytes).toString('utf8');
+      } finally {
+        closeSync(fd);
+      }
+    },
+    tail,
+    sourceBytes,
+    newBytes,
+    rebuilt,
+    cached,
   };
 }
 
@@ -233,7 +346,7 @@ export async function updateRedactionCache(opts: IncrementalOptions): Promise<Ca
   const same = unchanged(opts, paths);
   if (same) return same;
   mkdirSync(opts.cacheDir, { recursive: true });
-  if (!(await acquireLock(paths.lock))) return fullRedaction(opts.sourcePath);
+  if (!(await acquireLock(paths.lock))) return fullRedaction(opts.sourcePath, opts.cacheDir, opts.key);
   try {
     return await updateLocked(opts, paths);
   } finally {
@@ -255,7 +368,7 @@ function unchanged(opts: IncrementalOptions, paths: { output: string; cursor: st
   const st = statSync(opts.sourcePath, { throwIfNoEntry: false });
   const out = statSync(paths.output, { throwIfNoEntry: false });
   if (!st || !out || st.ino !== s[0] || st.size !== s[1] || st.mtimeMs !== s[2] || cur.offset !== st.size || out.size < cur.outBytes) return null;
-  return { outputPath: paths.output, outputBytes: cur.outBytes, appended: '', tail: '', sourceBytes: st.size, newBytes: 0, rebuilt: false, cached: true };
+  return update(paths.output, cur.outBytes, 0, '', st.size, 0, false, true);
 }
 
 async function updateLocked(opts: IncrementalOptions, paths: { output: string; cursor: string }): Promise<CacheUpdate> {
@@ -292,36 +405,32 @@ async function updateLocked(opts: IncrementalOptions, paths: { output: string; c
       }
     }
     const rebuilt = start === 0;
-    const fresh = readAt(src, start, size - start);
-    const { complete, tail } = splitTail(fresh);
-    const appended = complete.length > 0 ? await redactJsonl(complete.toString('utf8')) : '';
-    const tailText = tail.length > 0 ? await redactJsonl(tail.toString('utf8')) : '';
-    const offset = start + complete.length;
-
-    if (rebuilt || complete.length > 0) {
-      const appendedBuf = Buffer.from(appended, 'utf8');
-      if (rebuilt) {
-        writeAtomic(paths.output, appended);
-      } else {
-        const out = openSync(paths.output, RW_NOFOLLOW);
-        try {
-          let w = 0;
-          while (w < appendedBuf.length) w += writeSync(out, appendedBuf, w, appendedBuf.length - w, outBytes + w);
-        } finally {
-          closeSync(out);
-        }
+    if (!rebuilt && start === size) return update(paths.output, outBytes, 0, '', size, 0, false, true);
+    const redact = await loadRedactJsonl();
+    // a rebuild goes to a new file renamed over the old one at the end; an update appends in place
+    const tmp = rebuilt ? `${paths.output}.${process.pid}.${Date.now().toString(36)}.tmp` : null;
+    let r: Redacted;
+    try {
+      const out = tmp ? createExclusive(tmp) : openSync(paths.output, RW_NOFOLLOW);
+      try {
+        r = redactWindows(src, start, size, out, outBytes, redact);
+      } finally {
+        closeSync(out);
       }
-      const newOutBytes = outBytes + appendedBuf.length;
+      if (tmp) renameSync(tmp, paths.output);
+    } catch (e) {
+      if (tmp) rmSync(tmp, { force: true });
+      throw e;
+    }
+    const offset = r.offset;
+    if (rebuilt || offset > start) {
+      const newOutBytes = outBytes + r.written;
+      const out = openSync(paths.output, RO_NOFOLLOW);
       let outTailHash: string;
-      if (appendedBuf.length >= HASH_SPAN || newOutBytes === appendedBuf.length) {
-        outTailHash = sha(appendedBuf.subarray(Math.max(0, appendedBuf.length - HASH_SPAN)));
-      } else {
-        const out = openSync(paths.output, RO_NOFOLLOW);
-        try {
-          outTailHash = hashSpan(out, Math.max(0, newOutBytes - HASH_SPAN), newOutBytes);
-        } finally {
-          closeSync(out);
-        }
+      try {
+        outTailHash = hashSpan(out, Math.max(0, newOutBytes - HASH_SPAN), newOutBytes);
+      } finally {
+        closeSync(out);
       }
       const cursor: Cursor = {
         v: 1,
@@ -338,16 +447,7 @@ async function updateLocked(opts: IncrementalOptions, paths: { output: string; c
       writeAtomic(paths.cursor, JSON.stringify(cursor) + '\n');
       outBytes = newOutBytes;
     }
-    return {
-      outputPath: paths.output,
-      outputBytes: outBytes,
-      appended,
-      tail: tailText,
-      sourceBytes: size,
-      newBytes: size - start,
-      rebuilt,
-      cached: true,
-    };
+    return update(paths.output, outBytes, r.written, r.tail, size, size - start, rebuilt, true);
   } finally {
     closeSync(src);
   }
@@ -359,21 +459,14 @@ async function updateLocked(opts: IncrementalOptions, paths: { output: string; c
  */
 export async function redactJsonlFileIncremental(opts: IncrementalOptions): Promise<IncrementalResult> {
   const u = await updateRedactionCache(opts);
-  let text: string;
-  if (!u.cached || u.rebuilt) {
-    text = u.appended + u.tail;
-  } else {
-    const prior = u.outputBytes - Buffer.byteLength(u.appended, 'utf8');
-    let before = '';
-    if (prior > 0) {
-      const out = openSync(u.outputPath, RO_NOFOLLOW);
-      try {
-        before = readAt(out, 0, prior).toString('utf8');
-      } finally {
-        closeSync(out);
-      }
+  let text = '';
+  if (u.outputBytes > 0) {
+    const out = openSync(u.outputPath, RO_NOFOLLOW);
+    try {
+      text = readAt(out, 0, u.outputBytes).toString('utf8');
+    } finally {
+      closeSync(out);
     }
-    text = before + u.appended + u.tail;
   }
-  return { text, sourceBytes: u.sourceBytes, newBytes: u.newBytes, rebuilt: u.rebuilt };
+  return { text: text + u.tail, sourceBytes: u.sourceBytes, newBytes: u.newBytes, rebuilt: u.rebuilt };
 }

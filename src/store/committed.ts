@@ -19,8 +19,9 @@ import {
   type SessionMetadata,
   type TokenUsage,
 } from '../checkpoint/metadata.js';
-import { aggregateRoot, chooseSlot, isTranscriptFile, slotFiles, type SlotInfo } from '../checkpoint/layout.js';
-import { joinTranscriptChunks, orderedChunkNames, looksLikeJsonDocument, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
+import { aggregateRoot, chooseSlot, isTranscriptFile, slotFiles, type ChunkedTranscript, type SlotFile, type SlotInfo } from '../checkpoint/layout.js';
+import { chunkJsonlSource, joinTranscriptChunks, orderedChunkNames, looksLikeJsonDocument, MAX_CHUNK_BYTES, sha256Of } from '../checkpoint/chunks.js';
+import { ByteSource } from '../byte-source.js';
 import { decodePromptFile } from '../checkpoint/prompts.js';
 import { CLI_VERSION } from '../version.js';
 import { casWrite, ensureMetadataBranch, metadataTipForRead } from './branch.js';
@@ -78,11 +79,16 @@ async function redact(): Promise<Redactor> {
   return redactor;
 }
 
-async function redactedTranscript(t: TranscriptInput, format: 'jsonl' | 'json'): Promise<Buffer | BlobRef | null> {
+async function redactedTranscript(t: TranscriptInput, format: 'jsonl' | 'json'): Promise<Buffer | BlobRef | ChunkedTranscript | null> {
   if (t === null) return null;
   if (t instanceof PreRedacted) {
     // stored already as one blob that fits a chunk: reference it
     if (t.blob && t.blob.bytes <= MAX_CHUNK_BYTES) return t.blob;
+    // JSONL is chunked from the bytes on disk, each chunk read when its blob is written (SPEC-2 §A.6)
+    if (format === 'jsonl') {
+      const bytes = t.bytes();
+      return { chunks: chunkJsonlSource(bytes), sha256: sha256Of(bytes) };
+    }
     return Buffer.from(await t.text(), 'utf8');
   }
   return Buffer.from((await redact()).redactTranscript(t, format), 'utf8');
@@ -156,9 +162,13 @@ async function loadCheckpointDir(repo: Repo, commit: string, id: string): Promis
 
 // ------------------------------------------------------------------ writing
 
-function toChange(path: string, content: Buffer | string | { oid: string }): TreeChange {
-  if (typeof content === 'object' && !Buffer.isBuffer(content)) return { op: 'put-oid', path, oid: content.oid, mode: '100644' };
+function toChange(path: string, content: SlotFile): TreeChange {
+  if (isOidRef(content)) return { op: 'put-oid', path, oid: content.oid, mode: '100644' };
   return { op: 'put', path, content };
+}
+
+function isOidRef(content: SlotFile): content is { oid: string } {
+  return typeof content === 'object' && !Buffer.isBuffer(content) && !(content instanceof ByteSource);
 }
 
 /** SPEC §6.5 Condense: write (or replace) one session's slot in checkpoint `id`. */
@@ -257,7 +267,7 @@ export async function updateCommittedSession(repo: Repo, u: SessionUpdate): Prom
     for (const [name, content] of wanted) {
       const had = existing.get(name);
       // hashed only to compare with what the slot holds
-      if (had === undefined || had !== (typeof content === 'object' && !Buffer.isBuffer(content) ? content.oid : blobOid(content, repo.objectFormat))) {
+      if (had === undefined || had !== (isOidRef(content) ? content.oid : blobOid(content, repo.objectFormat))) {
         changes.push(toChange(`${base}/${name}`, content));
       }
     }

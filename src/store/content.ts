@@ -5,8 +5,12 @@
  *
  * A transcript already stored in git as one blob can be passed by reference
  * (its oid, size and sha256): the stores then write a tree entry instead of
- * sending and compressing megabytes again (SPEC §10).
+ * sending and compressing megabytes again (SPEC §10). A big transcript stays
+ * on disk (the redaction cache's file) as a ByteSource until a store chunks
+ * it and writes its blobs piece by piece (SPEC-2 §A.6).
  */
+import { bytesOf, type ByteSource } from '../byte-source.js';
+
 export interface BlobRef {
   oid: string;
   bytes: number;
@@ -19,7 +23,7 @@ export class PreRedacted {
 
   private constructor(
     value: string | null,
-    private readonly loader: (() => Promise<string>) | null,
+    private readonly source: ByteSource | null,
     /** Set when this exact content is stored in git as one blob. */
     readonly blob: BlobRef | null,
   ) {
@@ -31,14 +35,25 @@ export class PreRedacted {
     return new PreRedacted(text, null, null);
   }
 
-  /** @internal content known to be in git as `blob.oid`; loaded only if needed. */
-  static fromKnownBlob(blob: BlobRef, load: () => Promise<string>): PreRedacted {
-    return new PreRedacted(null, load, blob);
+  /** @internal the redaction cache's redacted bytes, left on disk until a store reads them (SPEC-2 §A.6) */
+  static fromRedactedBytes(bytes: ByteSource): PreRedacted {
+    return new PreRedacted(null, bytes, null);
   }
 
+  /** @internal content known to be in git as `blob.oid`; read only if needed. */
+  static fromKnownBlob(blob: BlobRef, bytes: ByteSource): PreRedacted {
+    return new PreRedacted(null, bytes, blob);
+  }
+
+  /** The whole text: only for content known to be small, or formats that need it whole. */
   async text(): Promise<string> {
-    if (this.value === null) this.value = await this.loader!();
+    if (this.value === null) this.value = this.source!.readAll().toString('utf8');
     return this.value;
+  }
+
+  /** The redacted bytes, to be read in pieces. */
+  bytes(): ByteSource {
+    return this.source ?? bytesOf(this.value!);
   }
 }
 

@@ -11,7 +11,8 @@ import { readRef, updateRefs } from '../git/refs.js';
 import { runGit } from '../git/exec.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
 import { shadowStepMessage } from '../checkpoint/messages.js';
-import { chunkFileName, chunkTranscript, chunkIndexOf, joinTranscriptChunks, looksLikeJsonDocument, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
+import { chunkFileName, chunkTranscript, chunkJsonlSource, chunkIndexOf, joinTranscriptChunks, looksLikeJsonDocument, MAX_CHUNK_BYTES } from '../checkpoint/chunks.js';
+import { ByteSource } from '../byte-source.js';
 import { encodeContextFile, encodePromptFile } from '../checkpoint/prompts.js';
 import { casPrepare, casWrite, type BuildResult } from './branch.js';
 import { mark } from '../timing.js';
@@ -20,8 +21,8 @@ import { PreRedacted, type TranscriptInput } from './content.js';
 
 export interface StepMetadata {
   transcript: TranscriptInput;
-  /** Already-redacted chunks of the transcript (content, or blobs already in git); wins over `transcript`. */
-  chunks?: Array<Buffer | { oid: string }>;
+  /** Already-redacted chunks of the transcript (content, read when written, or blobs already in git); wins over `transcript`. */
+  chunks?: Array<Buffer | ByteSource | { oid: string }>;
   format: 'jsonl' | 'json';
   prompts: string[];
   /** The prompts come redacted (the transcript cache's): no redactor load for them. */
@@ -41,8 +42,8 @@ export interface StepWrite {
   metadata: StepMetadata | null;
   subject: string;
   taskToolUseId?: string;
-  /** Subagent files (already named relative to the task dir) → content (redacted here). */
-  taskFiles?: Record<string, string>;
+  /** Subagent files (already named relative to the task dir) → content (plain text is redacted here). */
+  taskFiles?: Record<string, string | PreRedacted>;
 }
 
 export function metadataDir(sessionId: string): string {
@@ -54,14 +55,19 @@ async function redactText(text: string, format: 'jsonl' | 'json' | 'text'): Prom
   return format === 'text' ? r.redactString(text) : r.redactTranscript(text, format);
 }
 
-async function overlayFiles(sessionId: string, m: StepMetadata): Promise<Map<string, Buffer | string | { oid: string }>> {
+type OverlayFile = Buffer | string | ByteSource | { oid: string };
+
+async function overlayFiles(sessionId: string, m: StepMetadata): Promise<Map<string, OverlayFile>> {
   const dir = metadataDir(sessionId);
-  const out = new Map<string, Buffer | string | { oid: string }>();
+  const out = new Map<string, OverlayFile>();
   if (m.chunks) {
     m.chunks.forEach((c, i) => out.set(`${dir}/${chunkFileName(i)}`, c));
   } else if (m.transcript instanceof PreRedacted && m.transcript.blob && m.transcript.blob.bytes <= MAX_CHUNK_BYTES) {
     // already in git as one blob: refer to it
     out.set(`${dir}/${chunkFileName(0)}`, { oid: m.transcript.blob.oid });
+  } else if (m.transcript instanceof PreRedacted && m.format === 'jsonl') {
+    // chunked from the bytes on disk, each chunk read when its blob is written (SPEC-2 §A.6)
+    chunkJsonlSource(m.transcript.bytes()).forEach((c, i) => out.set(`${dir}/${chunkFileName(i)}`, c));
   } else if (m.transcript !== null) {
     const text = m.transcript instanceof PreRedacted ? await m.transcript.text() : await redactText(m.transcript, m.format);
     const buf = Buffer.from(text, 'utf8');
@@ -118,12 +124,13 @@ const STEP_CAS = { fastCompression: true, startReflog: false };
 async function stepBuilder(repo: Repo, w: StepWrite): Promise<{ branch: string; ref: string; build: (tip: string | null) => Promise<BuildResult> }> {
   const branch = shadowBranchName(w.baseCommit, w.worktreeId);
   const ref = `refs/heads/${branch}`;
-  const overlay = w.metadata ? await overlayFiles(w.sessionId, w.metadata) : new Map<string, Buffer | string | { oid: string }>();
+  const overlay = w.metadata ? await overlayFiles(w.sessionId, w.metadata) : new Map<string, OverlayFile>();
   mark('shadow: overlay');
   if (w.taskToolUseId && w.taskFiles) {
     for (const [name, content] of Object.entries(w.taskFiles)) {
-      const text = name.endsWith('.jsonl') ? await redactText(content, 'jsonl') : await redactText(content, 'text');
-      overlay.set(`${metadataDir(w.sessionId)}/tasks/${w.taskToolUseId}/${name}`, text);
+      const path = `${metadataDir(w.sessionId)}/tasks/${w.taskToolUseId}/${name}`;
+      if (content instanceof PreRedacted) overlay.set(path, content.bytes());
+      else overlay.set(path, name.endsWith('.jsonl') ? await redactText(content, 'jsonl') : await redactText(content, 'text'));
     }
   }
   const build = async (tip: string | null): Promise<BuildResult> => {
@@ -148,7 +155,7 @@ async function stepBuilder(repo: Repo, w: StepWrite): Promise<{ branch: string; 
       if (managed && w.metadata && !overlay.has(path)) changes.push({ op: 'delete', path });
     }
     for (const [path, content] of overlay) {
-      const isRef = typeof content === 'object' && !Buffer.isBuffer(content);
+      const isRef = typeof content === 'object' && !Buffer.isBuffer(content) && !(content instanceof ByteSource);
       const had = existing.get(path);
       // hashed only to compare: a new branch (every carry-forward) has nothing to compare with
       if (had !== undefined && had === (isRef ? content.oid : blobOid(content, repo.objectFormat))) continue;
@@ -192,20 +199,25 @@ export async function readShadowTranscript(
   sessionId: string,
   format?: 'jsonl' | 'json',
 ): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  for await (const b of shadowTranscriptChunks(repo, rev, sessionId)) chunks.push(b);
+  if (chunks.length === 0) return null;
+  return joinTranscriptChunks(chunks, format ?? (looksLikeJsonDocument(chunks[0]!) ? 'json' : 'jsonl'));
+}
+
+/** The transcript chunks stored on a shadow branch, in order, read one at a time (none: no copy). */
+export async function* shadowTranscriptChunks(repo: Repo, rev: string, sessionId: string): AsyncGenerator<Buffer> {
   const dir = metadataDir(sessionId);
   const entries = await readDir(repo, rev, dir);
-  if (!entries) return null;
+  if (!entries) return;
   const names = entries
     .map((e) => ({ n: e.name, i: chunkIndexOf(e.name) }))
     .filter((x): x is { n: string; i: number } => x.i !== null)
     .sort((a, b) => a.i - b.i);
-  const chunks: Buffer[] = [];
   for (const c of names) {
     const b = await readBlob(repo, rev, `${dir}/${c.n}`);
-    if (b) chunks.push(b);
+    if (b) yield b;
   }
-  if (chunks.length === 0) return null;
-  return joinTranscriptChunks(chunks, format ?? (looksLikeJsonDocument(chunks[0]!) ? 'json' : 'jsonl'));
 }
 
 /**

@@ -19,9 +19,13 @@ export function backgroundEditPaths(s: SessionState, adapter: AgentAdapter, now:
   const out: string[] = [];
   if (!s.transcript_path) return out;
   for (const b of liveBackgroundAgents(s, now)) {
-    const text = subagentTranscript(adapter, s.transcript_path, s.session_id, b.agent_id);
-    if (text === null) continue;
-    out.push(...adapter.analyzeTranscript(text, { from: b.cursor }).modifiedFiles);
+    const file = subagentTranscript(adapter, s.transcript_path, s.session_id, b.agent_id);
+    if (file === null) continue;
+    try {
+      out.push(...adapter.analyzeTranscriptFile(file, { from: b.cursor }).analysis.modifiedFiles);
+    } catch {
+      /* unreadable now: no edits from it */
+    }
   }
   return out;
 }

@@ -6,12 +6,13 @@
 import type { HookContext } from './context.js';
 import type { SessionState, PendingCondensation } from '../session/state.js';
 import { writeCommittedSession } from '../store/committed.js';
-import { readShadowTranscript } from '../store/shadow.js';
+import { readShadowTranscript, shadowTranscriptChunks } from '../store/shadow.js';
+import { writePrivateFile } from './scratch.js';
+import { FileRangeSource } from '../byte-source.js';
 import { PreRedacted } from '../store/content.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
-import { looksLikeJsonDocument } from '../checkpoint/chunks.js';
 import type { TranscriptFormat } from '../agents/types.js';
-import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, readableTranscript, homeRelative, firstLines } from './transcript.js';
+import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, readableTranscript, homeRelative, firstLinesOf } from './transcript.js';
 import { copyUsage, type TokenUsage } from '../checkpoint/metadata.js';
 import { EntireError } from '../errors.js';
 import { mark } from '../timing.js';
@@ -55,7 +56,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     transcript = whole;
     format = adapter.transcriptFormat(path);
     if (req.transcriptEnd !== undefined && format === 'jsonl' && req.transcriptEnd < position) {
-      transcript = PreRedacted.fromRedactor(firstLines(await whole.text(), req.transcriptEnd));
+      transcript = PreRedacted.fromRedactedBytes(firstLinesOf(whole.bytes(), req.transcriptEnd));
       position = req.transcriptEnd;
     }
     prompts = await promptsOf(adapter, path, owner);
@@ -65,12 +66,20 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     usage = toMetaUsage(ranged?.tokenUsage);
   } else if (shadow) {
     // live transcript gone: the copy on the shadow branch (already redacted)
-    const copy = await readShadowTranscript(ctx.repo, `refs/heads/${shadow}`, state.session_id).catch(() => null);
-    if (copy) {
-      // the copy's content says its format (SPEC §2.7)
-      format = looksLikeJsonDocument(copy) ? 'json' : 'jsonl';
-      transcript = PreRedacted.fromRedactor(copy.toString('utf8'));
-      prompts = adapter.analyzeTranscript(copy.toString('utf8')).prompts;
+    // the copy is stored as the live file was (its name says the format, SPEC §2.7)
+    format = adapter.transcriptFormat(path ?? '');
+    if (format === 'jsonl') {
+      const copy = await shadowCopyOnDisk(ctx, shadow, state.session_id).catch(() => null);
+      if (copy) {
+        transcript = PreRedacted.fromRedactedBytes(FileRangeSource.open(copy.path, 0, copy.size));
+        prompts = adapter.analyzeTranscriptFile(copy.path).analysis.prompts;
+      }
+    } else {
+      const copy = await readShadowTranscript(ctx.repo, `refs/heads/${shadow}`, state.session_id, format).catch(() => null);
+      if (copy) {
+        transcript = PreRedacted.fromRedactor(copy.toString('utf8'));
+        prompts = adapter.analyzeTranscript(copy.toString('utf8')).prompts;
+      }
     }
   }
   if (!ctx.head) throw new EntireError('NO_COMMITS', 'no HEAD to link');
@@ -95,6 +104,23 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
   });
   mark('condense: written');
   return { slot: res.slot, position };
+}
+
+/**
+ * A JSONL copy on the shadow branch, joined into a private file one chunk at
+ * a time (SPEC-2 §A.6: never held whole); null when the branch has none.
+ */
+async function shadowCopyOnDisk(ctx: HookContext, shadow: string, sessionId: string): Promise<{ path: string; size: number } | null> {
+  let any = false;
+  async function* joined(): AsyncGenerator<Buffer> {
+    for await (const c of shadowTranscriptChunks(ctx.repo, `refs/heads/${shadow}`, sessionId)) {
+      if (any) yield Buffer.from('\n');
+      any = true;
+      yield c;
+    }
+  }
+  const file = await writePrivateFile(ctx.repo.root, 'redact', 'shadow-copy', joined());
+  return any ? file : null;
 }
 
 /** Build a pending entry sufficient to write exactly this checkpoint later (SPEC §6.5 step 3). */

@@ -5,11 +5,13 @@
  * there is untrusted: every write, read and deletion goes through
  * src/trust/confined.ts (no symlink followed, SPEC-2 §A.4).
  */
-import { readdirSync } from 'node:fs';
+import { closeSync, constants, readdirSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { onExit } from '../exit-tasks.js';
+import { randomHex } from '../random.js';
 import { encodeJson } from '../checkpoint/json.js';
 import { validateSessionId } from '../trust/ids.js';
-import { confinedDir, confinedDirOrNull, readFileNoFollow, removeConfined, writeFileIn } from '../trust/confined.js';
+import { confinedDir, confinedDirOrNull, openIn, readFileNoFollow, removeConfined, writeFileIn } from '../trust/confined.js';
 
 /** `.entire/tmp` relative to the worktree root. */
 export const TMP_REL = '.entire/tmp';
@@ -98,4 +100,27 @@ export function readPrePrompt(root: string, sid: string): PrePrompt | null {
     last_transcript_identifier: String(p.last_transcript_identifier ?? ''),
     dirty_files: p.dirty_files && typeof p.dirty_files === 'object' && !Array.isArray(p.dirty_files) ? (p.dirty_files as Record<string, string>) : {},
   };
+}
+
+/**
+ * A file of this process only, in `.entire/tmp/<sub>`, filled with `pieces`
+ * as they come (already-redacted content too big to hold, SPEC-2 §A.6) and
+ * removed when the process exits. Returns its path and size.
+ */
+export async function writePrivateFile(root: string, sub: string, prefix: string, pieces: AsyncIterable<Buffer>): Promise<{ path: string; size: number }> {
+  const dir = safeTmpDir(root, sub);
+  const name = `${prefix}.${process.pid}.${randomHex(4)}.private`;
+  const fd = openIn(dir, name, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL);
+  const path = join(dir, name);
+  onExit(() => removeConfined(root, `${sub ? `${TMP_REL}/${sub}` : TMP_REL}/${name}`));
+  let size = 0;
+  try {
+    for await (const p of pieces) {
+      for (let off = 0; off < p.length; ) off += writeSync(fd, p, off, p.length - off);
+      size += p.length;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { path, size };
 }

@@ -14,26 +14,39 @@ import { migrateIfMoved } from './migrate.js';
 import { encodeJson } from '../checkpoint/json.js';
 import { EntireError } from '../errors.js';
 import { isAgentId } from '../trust/ids.js';
-import { readTranscriptFile, transcriptPathProblem } from '../trust/transcript-file.js';
+import { transcriptOpens, transcriptPathProblem } from '../trust/transcript-file.js';
+import { PreRedacted } from '../store/content.js';
+import { safeTmpDir } from './scratch.js';
+import { FileRangeSource, ConcatSource, bytesOf, type ByteSource } from '../byte-source.js';
 
 export function preTaskName(toolUseId: string): string {
   if (!isAgentId(toolUseId)) throw new EntireError('INVALID_INPUT', 'invalid tool_use_id');
   return `pre-task-${toolUseId}.json`;
 }
 
-/** The subagent's own transcript where the agent keeps it; null when none opens. */
+/** The path of the subagent's own transcript where the agent keeps it; null when none opens. */
 export function subagentTranscript(adapter: AgentAdapter, transcriptPath: string, sid: string, agentId: string): string | null {
   if (!isAgentId(agentId)) return null;
   for (const p of adapter.subagentTranscriptPaths(transcriptPath, sid, agentId)) {
     if (transcriptPathProblem(p, adapter.transcriptRoot()) !== null) continue;
-    try {
-      const buf = readTranscriptFile(p);
-      if (buf !== null) return buf.toString('utf8');
-    } catch {
-      /* a FIFO, a link, too big: not read */
-    }
+    // a FIFO, a link, too big: not read
+    if (transcriptOpens(p)) return p;
   }
   return null;
+}
+
+/** The subagent's transcript redacted, left on disk for the store to read in pieces (SPEC-2 §A.6). */
+async function redactedSubagentTranscript(root: string, path: string, agentId: string): Promise<PreRedacted | null> {
+  try {
+    const { redactJsonlFileOnce } = await import('../redact/incremental.js');
+    const u = await redactJsonlFileOnce({ sourcePath: path, cacheDir: safeTmpDir(root, 'redact'), key: `agent-${agentId}` });
+    const parts: ByteSource[] = [];
+    if (u.outputBytes > 0) parts.push(FileRangeSource.open(u.outputPath, 0, u.outputBytes));
+    if (u.tail) parts.push(bytesOf(u.tail));
+    return PreRedacted.fromRedactedBytes(parts.length === 1 ? parts[0]! : new ConcatSource(parts));
+  } catch {
+    return null;
+  }
 }
 
 export interface PreTask {
@@ -104,17 +117,23 @@ export async function writeTaskStep(
     ctx.log.warn('transcript path refused', { error: why }),
   );
   // the subagent's file sits beside the (checked) transcript, named by a validated agent id
-  const subText = transcriptPath && event.subagentId ? subagentTranscript(adapter, transcriptPath, event.sessionId, event.subagentId) : null;
+  const subPath = transcriptPath && event.subagentId ? subagentTranscript(adapter, transcriptPath, event.sessionId, event.subagentId) : null;
   const view = await viewWorkTree(ctx.repo);
-  const subEdits = subText !== null ? adapter.analyzeTranscript(subText).modifiedFiles : [];
+  let subEdits: string[] = [];
+  try {
+    if (subPath !== null) subEdits = adapter.analyzeTranscriptFile(subPath).analysis.modifiedFiles;
+  } catch {
+    /* unreadable now: no edits from it */
+  }
   const candidates = turnCandidates({ root: ctx.repo.root, editPaths: subEdits, before: pre?.dirty_files ?? null, now: view });
   const paths = [...candidates].filter((p) => view.differing.has(p));
   if (paths.length === 0) return [];
   const state = loadState(ctx.repo.commonDir, event.sessionId)?.state ?? null;
-  const taskFiles: Record<string, string> = {
+  const taskFiles: Record<string, string | PreRedacted> = {
     'checkpoint.json': encodeJson({ session_id: event.sessionId, tool_use_id: toolUseId, agent_id: event.subagentId ?? '', final }),
   };
-  if (subText !== null && event.subagentId) taskFiles[`agent-${event.subagentId}.jsonl`] = subText;
+  const subRedacted = subPath !== null && event.subagentId ? await redactedSubagentTranscript(ctx.repo.root, subPath, event.subagentId) : null;
+  if (subRedacted !== null) taskFiles[`agent-${event.subagentId}.jsonl`] = subRedacted;
   const base = state ? (await migrateIfMoved(ctx, state)).base_commit || ctx.head! : ctx.head!;
   const res = await writeShadowStep(ctx.repo, {
     baseCommit: base,

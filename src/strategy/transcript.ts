@@ -3,20 +3,21 @@
  * analyses from an offset, and the whole transcript redacted (incrementally
  * for append-only JSONL, so later turns cost only their new bytes).
  */
-import { readFileRange } from '../fs-read.js';
 import { relative, isAbsolute } from 'node:path';
 import { getAgent, agentByDisplayName, DEFAULT_AGENT } from '../agents/registry.js';
 import type { AgentAdapter, AgentKey, TranscriptAnalysis } from '../agents/types.js';
 import { homeDir } from '../agents/paths.js';
 import { PreRedacted } from '../store/content.js';
-import { MAX_CHUNK_BYTES, lineGroupRanges } from '../checkpoint/chunks.js';
+import { MAX_CHUNK_BYTES, lineGroupRangesOf, sha256Of } from '../checkpoint/chunks.js';
+import { BufferSource, ConcatSource, FileRangeSource, bytesOf, type ByteSource } from '../byte-source.js';
+import { blobOid } from '../git/objects.js';
+import type { CacheUpdate } from '../redact/incremental.js';
 import { EntireError } from '../errors.js';
 import type { SessionState } from '../session/state.js';
 import { safeTmpDir } from './scratch.js';
 import { readTranscriptFile, transcriptOpens, transcriptPathProblem } from '../trust/transcript-file.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { onExit } from '../exit-tasks.js';
-import { crypto } from '../builtins.js';
 
 /** The adapter of a session (state `agent_type` holds the display name, as in Go). */
 export async function adapterFor(state: Pick<SessionState, 'agent_type'> | null, fallback: AgentKey = DEFAULT_AGENT): Promise<AgentAdapter> {
@@ -102,14 +103,11 @@ export async function redactedTranscript(root: string, sessionId: string, adapte
     if (format === 'jsonl') {
       const inc = await import('../redact/incremental.js');
       const u = await inc.updateRedactionCache({ sourcePath: path, cacheDir: safeTmpDir(root, 'redact'), key: sessionId });
-      const load = async (): Promise<string> => {
-        if (!u.cached) return u.appended + u.tail;
-        const buf = readFileRange(u.outputPath, 0, u.outputBytes);
-        return buf.toString('utf8') + u.tail;
-      };
+      // left on disk: the stores read it in pieces (SPEC-2 §A.6)
+      const bytes = redactedBytes(u, 0);
       const blob = u.cached && !u.rebuilt && u.tail === '' ? transcriptCache(root, sessionId, adapter, path).storedBlob(u.outputBytes) : null;
-      if (blob) return PreRedacted.fromKnownBlob(blob, load);
-      return PreRedacted.fromRedactor(await load());
+      if (blob) return PreRedacted.fromKnownBlob(blob, bytes);
+      return PreRedacted.fromRedactedBytes(bytes);
     }
     const redact = await import('../redact/index.js');
     return PreRedacted.fromRedactor(redact.redactTranscript((readTranscriptFile(path) ?? Buffer.alloc(0)).toString('utf8'), format));
@@ -132,12 +130,17 @@ export async function noteStoredTranscript(
   objectFormat: 'sha1' | 'sha256',
 ): Promise<void> {
   if (t.blob || adapter.transcriptFormat(path) !== 'jsonl') return;
-  const text = await t.text();
-  const buf = Buffer.from(text, 'utf8');
-  if (buf.length > MAX_CHUNK_BYTES) return;
-  const oid = crypto().createHash(objectFormat).update(`blob ${buf.length}\0`).update(buf).digest('hex');
-  const sha256 = crypto().createHash('sha256').update(buf).digest('hex');
-  transcriptCache(root, sessionId, adapter, path).setStoredBlob({ oid, bytes: buf.length, sha256 });
+  const bytes = t.bytes();
+  if (bytes.size > MAX_CHUNK_BYTES) return;
+  transcriptCache(root, sessionId, adapter, path).setStoredBlob({ oid: blobOid(bytes, objectFormat), bytes: bytes.size, sha256: sha256Of(bytes) });
+}
+
+/** The redacted transcript a cache update describes, from byte `from` of its file, then its tail. */
+function redactedBytes(u: CacheUpdate, from: number): ByteSource {
+  const parts: ByteSource[] = [];
+  if (u.outputBytes > from) parts.push(FileRangeSource.open(u.outputPath, from, u.outputBytes));
+  if (u.tail) parts.push(bytesOf(u.tail));
+  return parts.length === 1 ? parts[0]! : parts.length === 0 ? new BufferSource(Buffer.alloc(0)) : new ConcatSource(parts);
 }
 
 /**
@@ -149,8 +152,8 @@ export async function noteStoredTranscript(
 export const SHADOW_CHUNK_BYTES = 8 * 1024 * 1024;
 
 export interface ShadowTranscript {
-  /** `full.jsonl`, `.001`, …: content, or the blob of an unchanged group. */
-  chunks: Array<Buffer | { oid: string }>;
+  /** `full.jsonl`, `.001`, …: content (read when its blob is written), or the blob of an unchanged group. */
+  chunks: Array<ByteSource | { oid: string }>;
   /** After the step landed: remember the blobs of completed groups (and of a one-group transcript). */
   remember(): void;
 }
@@ -171,12 +174,11 @@ export async function shadowTranscript(
   if (u.rebuilt) cache.setShadowChunks([]);
   const done = cache.shadowChunks().filter((c) => c.end < u.outputBytes);
   const nextStart = done.length > 0 ? done[done.length - 1]!.end + 1 : 0;
-  let rest = readFileRange(u.outputPath, nextStart, Math.max(0, u.outputBytes - nextStart));
-  if (u.tail) rest = Buffer.concat([rest, Buffer.from(u.tail, 'utf8')]);
-  const ranges = lineGroupRanges(rest, SHADOW_CHUNK_BYTES);
-  const pieces = ranges.map(([a, b]) => rest.subarray(a, b));
-  const hashOf = (b: Buffer, algo: string) => crypto().createHash(algo).update(b).digest('hex');
-  const oidOf = (b: Buffer) => crypto().createHash(objectFormat).update(`blob ${b.length}\0`).update(b).digest('hex');
+  // what grew since the last completed group, left on disk and read in pieces (SPEC-2 §A.6)
+  const rest = redactedBytes(u, nextStart);
+  const ranges = lineGroupRangesOf(rest, SHADOW_CHUNK_BYTES);
+  const pieces = ranges.map(([a, b]) => rest.slice(a, b));
+  const oidOf = (b: ByteSource) => blobOid(b, objectFormat);
   return {
     chunks: [...done.map((c) => ({ oid: c.oid })), ...pieces],
     remember(): void {
@@ -186,7 +188,7 @@ export async function shadowTranscript(
       }
       cache.setShadowChunks(completed);
       if (done.length === 0 && pieces.length === 1 && !u.tail) {
-        cache.setStoredBlob({ oid: oidOf(pieces[0]!), bytes: pieces[0]!.length, sha256: hashOf(pieces[0]!, 'sha256') });
+        cache.setStoredBlob({ oid: oidOf(pieces[0]!), bytes: pieces[0]!.size, sha256: sha256Of(pieces[0]!) });
       }
     },
   };
@@ -200,13 +202,22 @@ export function homeRelative(path: string | undefined): string {
   return rel;
 }
 
-/** Keep only the first `lines` lines of JSONL text (pending condensations replay a past end). */
-export function firstLines(text: string, lines: number): string {
-  if (lines <= 0) return '';
-  let idx = -1;
-  for (let i = 0; i < lines; i++) {
-    idx = text.indexOf('\n', idx + 1);
-    if (idx < 0) return text;
+/**
+ * The first `lines` lines of a JSONL transcript (pending condensations replay
+ * a past end): up to just after its `lines`-th newline, all of it when it has
+ * fewer; read in pieces.
+ */
+export function firstLinesOf(bytes: ByteSource, lines: number): ByteSource {
+  if (lines <= 0) return bytes.slice(0, 0);
+  let seen = 0;
+  let at = 0;
+  for (const piece of bytes.pieces()) {
+    let nl = piece.indexOf(10);
+    while (nl !== -1) {
+      if (++seen === lines) return bytes.slice(0, at + nl + 1);
+      nl = piece.indexOf(10, nl + 1);
+    }
+    at += piece.length;
   }
-  return text.slice(0, idx + 1);
+  return bytes;
 }

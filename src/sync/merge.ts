@@ -26,11 +26,12 @@ import { isTreeMode, type TreeEntry } from '../git/objects.js';
 import { readTreeByOid } from '../store/tree.js';
 import { decodeRootMetadata, decodeSessionMetadata, type RootMetadata } from '../checkpoint/metadata.js';
 import { aggregateRoot, type SlotInfo } from '../checkpoint/layout.js';
-import { chunkIndexOf, contentHash, orderedChunkNames } from '../checkpoint/chunks.js';
+import { chunkIndexOf, orderedChunkNames } from '../checkpoint/chunks.js';
 import { acceptEntry, type Level } from '../checkpoint/accept.js';
 import { isSessionId } from '../trust/ids.js';
 import { CLI_VERSION } from '../version.js';
 import { joinStoredTranscript } from '../store/committed.js';
+import { strictExtension, type Extension } from './extends.js';
 
 export interface UnionResult {
   changes: TreeChange[];
@@ -174,25 +175,57 @@ async function slotsOf(repo: Repo, entries: TreeEntry[], id: string): Promise<Sl
   return out.sort((a, b) => a.slot - b.slot);
 }
 
-/** The slot's transcript chunks joined (order of chunk index, `full.jsonl` before a legacy `full.log`). */
-async function joinedTranscript(repo: Repo, s: SlotTree): Promise<Buffer> {
+/** The slot's stored transcript chunks, in chunk order (`full.jsonl` before a legacy `full.log`), read one at a time. */
+async function* chunkBlobs(repo: Repo, s: SlotTree): AsyncGenerator<Buffer> {
   const blobs = new Map(s.entries.filter((e) => e.mode === '100644').map((e) => [e.name, e.oid]));
-  const parts: Buffer[] = [];
   for (const n of orderedChunkNames([...blobs.keys()])) {
     const b = await blob(repo, blobs.get(n)!);
-    if (b) parts.push(b);
+    if (b) yield b;
   }
+}
+
+/** The slot's transcript chunks joined, whole (a JSON document is joined by re-serialising it). */
+async function joinedTranscript(repo: Repo, s: SlotTree): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const b of chunkBlobs(repo, s)) parts.push(b);
   return joinStoredTranscript(parts).transcript ?? Buffer.alloc(0);
+}
+
+/** JSONL chunks joined with `\n`, as pieces: one chunk held at a time (SPEC-2 §A.6). */
+async function* joinedJsonl(repo: Repo, s: SlotTree): AsyncGenerator<Buffer> {
+  let first = true;
+  for await (const b of chunkBlobs(repo, s)) {
+    if (!first) yield NEWLINE;
+    first = false;
+    yield b;
+  }
+}
+const NEWLINE = Buffer.from('\n');
+
+/** Whether the slot's transcript is JSONL, by the rule readers use (its first chunk says, store/committed.ts#joinStoredTranscript). */
+async function isJsonl(repo: Repo, s: SlotTree): Promise<boolean> {
+  const first = await chunkBlobs(repo, s).next();
+  return joinStoredTranscript(first.done ? [] : [first.value]).format === 'jsonl';
 }
 
 /** SPEC-2 §A.7: the remote slot of the same session strictly extends ours and its hash verifies. */
 async function strictlyExtends(repo: Repo, local: SlotTree, remote: SlotTree): Promise<boolean> {
-  const mine = await joinedTranscript(repo, local);
-  const theirs = await joinedTranscript(repo, remote);
-  if (theirs.length <= mine.length || !theirs.subarray(0, mine.length).equals(mine)) return false;
+  let ext: Extension;
+  if ((await isJsonl(repo, local)) && (await isJsonl(repo, remote))) {
+    ext = await strictExtension(joinedJsonl(repo, local), joinedJsonl(repo, remote));
+  } else {
+    const mine = await joinedTranscript(repo, local);
+    const theirs = await joinedTranscript(repo, remote);
+    ext = await strictExtension(one(mine), one(theirs));
+  }
+  if (!ext.extends) return false;
   const hashEntry = remote.entries.find((e) => e.name === 'content_hash.txt' && e.mode === '100644');
   const stored = hashEntry ? (await blob(repo, hashEntry.oid))?.toString('utf8').trim() : undefined;
-  return stored !== undefined && stored === contentHash(theirs);
+  return stored !== undefined && stored === 'sha256:' + ext.sha256;
+}
+
+async function* one(b: Buffer): AsyncGenerator<Buffer> {
+  yield b;
 }
 
 const TAKEN_ON_EXTENSION = (name: string): boolean => chunkIndexOf(name) !== null || name === 'content_hash.txt' || name === 'prompt.txt' || name === 'context.md';

@@ -112,7 +112,8 @@ describe('git gc --prune=now against the hooks (A14)', () => {
     const loop = spawn('sh', ['-c', script], { cwd: r.dir, env: r.env, stdio: ['ignore', 'pipe', 'ignore'] });
     let rounds = '';
     loop.stdout.on('data', (d: Buffer) => (rounds += d.toString()));
-    const ended = new Promise<void>((resolve) => loop.on('exit', () => resolve()));
+    // 'close', not 'exit': the loop's last line (its round count) may still be in the pipe at exit
+    const ended = new Promise<void>((resolve) => loop.on('close', () => resolve()));
     try {
       const agent = new FakeClaude(r);
       agent.sessionStart();
