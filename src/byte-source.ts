@@ -2,7 +2,7 @@
  * Bytes too many to hold at once (a redacted transcript of hundreds of MB,
  * SPEC-2 §A.6): a size and positional reads. Stores chunk them, hash them and
  * write them as blobs piece by piece; only code that needs the whole content
- * (small transcripts, Gemini's one JSON document) reads it all.
+ * (small transcripts, a one-document transcript) reads it all.
  */
 import { closeSync, fstatSync, openSync, constants } from 'node:fs';
 import { readAt } from './fs-read.js';

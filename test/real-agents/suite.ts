@@ -226,7 +226,9 @@ export function defineAgentSuite(driver: AgentDriver): void {
       });
 
       it('entire explain shows the prompt for the human commit (and the agent commit)', () => {
-        for (const rev of [humanCommit || 'HEAD', agentCommit ?? 'HEAD']) {
+        // the agent's own commit is linked only when its shell ran our hooks (else SPEC-2 §D.3, issue 17)
+        const revs = driver.agentCommitsRunHooks ? [humanCommit || 'HEAD', agentCommit ?? 'HEAD'] : [humanCommit || 'HEAD'];
+        for (const rev of revs) {
           const ex = repo.entire(['explain', '--commit', rev]);
           expect(ex.status, ex.stderr).toBe(0);
           expect(ex.stdout, `explain --commit ${rev}`).toContain(`Agent: ${driver.displayName}`);

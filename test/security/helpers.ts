@@ -93,10 +93,12 @@ export function branchTree(r: TempRepo, checkpoints: Record<string, Spec>): stri
 /** The agents' transcript roots under $HOME (SPEC-2 §A.5): where a restore may write. */
 export const AGENT_ROOTS = ['.claude/projects', '.gemini/tmp', '.cursor/projects'];
 export const AGENT_HOMES = ['.claude', '.gemini', '.cursor'];
+/** Files where restoring a session registers its project, as the agent itself does (Gemini CLI, SPEC-2 §B.8). */
+export const AGENT_REGISTRIES = ['.gemini/projects.json'];
 
 /** Fingerprint of $HOME outside the roots entire may write to (agent transcript roots, the code cache). */
 export function homeSnapshot(r: TempRepo): Map<string, string> {
-  const roots = [...AGENT_ROOTS, '.cache'];
+  const roots = [...AGENT_ROOTS, ...AGENT_REGISTRIES, '.cache'];
   const m = snapshot(r.home, (rel) => roots.some((x) => rel === x || rel.startsWith(x + '/')));
   for (const h of AGENT_HOMES) m.delete(`${h}/`); // an agent home holding a root may be created
   return m;

@@ -18,7 +18,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { cleanupAll, makeRepo, type TempRepo } from '../helpers/repo.js';
 import { snapshot, diffSnapshots } from '../stress/helpers.js';
-import { AGENT_HOMES, AGENT_ROOTS, commitTree, expectNoRawControl, writeBlob, writeRawTree, writeTree } from './helpers.js';
+import { AGENT_HOMES, AGENT_REGISTRIES, AGENT_ROOTS, commitTree, expectNoRawControl, writeBlob, writeRawTree, writeTree } from './helpers.js';
 
 afterAll(cleanupAll);
 
@@ -133,7 +133,7 @@ function caseTree(r: TempRepo, c: Case): string {
 /** Everything in the temp base except the repository itself and the roots entire may write. */
 function outsideSnapshot(r: TempRepo): Map<string, string> {
   const base = dirname(r.dir);
-  const roots = ['repo', 'remote', 'home/.cache', ...AGENT_ROOTS.map((r) => `home/${r}`)];
+  const roots = ['repo', 'remote', 'home/.cache', ...[...AGENT_ROOTS, ...AGENT_REGISTRIES].map((r) => `home/${r}`)];
   const m = snapshot(base, (rel) => roots.some((r) => rel === r || rel.startsWith(r + '/')));
   for (const home of AGENT_HOMES) m.delete(`home/${home}/`); // an agent home holding a root may be created
   return m;
