@@ -100,6 +100,22 @@ export async function waitForFlush(path: string, options: FlushWaitOptions = {})
   }
 }
 
+/**
+ * The probe of an agent whose turn-end payload carries its answer (SPEC-2 §B.4):
+ * flushed once `lastAnswer` finds that text as the transcript tail's last answer.
+ */
+export function answerProbe(
+  response: string | undefined,
+  lastAnswer: (tail: string, startsAtFileStart: boolean) => string | undefined,
+): (path: string) => FlushProbe {
+  return (path) => {
+    const r = readTail(path);
+    if (r.size <= 0 || response === undefined || response.trim() === '') return { size: r.size, flushed: false };
+    const text = lastAnswer(r.tail, r.whole);
+    return { size: r.size, flushed: text !== undefined && sameAnswer(text, response) };
+  };
+}
+
 /** Text equality for "the answer on disk is the one in the payload" (whitespace at the ends ignored). */
 export function sameAnswer(onDisk: string, fromPayload: string | undefined): boolean {
   return fromPayload !== undefined && fromPayload.trim() !== '' && onDisk.trim() === fromPayload.trim();

@@ -77,19 +77,20 @@ export function setPrompt(ev: HookEvent, prompt: string | null | undefined, clea
 /**
  * The start every agent's parser shares: the verb's event kind (INVALID_USAGE
  * for an unknown verb), and for anything but a no-op the stdin as a JSON
- * object. No-op verbs do not look at stdin at all.
+ * object checked against the agent's schema. No-op verbs do not look at stdin.
  */
-export function beginHookInput(
+export function beginHookInput<T>(
   agent: string,
   verbs: Readonly<Record<string, HookEventKind>>,
   verb: string,
   stdinText: string,
-): { kind: HookEventKind; label: string; raw: unknown } | { noop: HookEvent } {
+  schema: () => z.ZodMiniType<T>,
+): { kind: HookEventKind; label: string; input: T } | { noop: HookEvent } {
   const kind = Object.prototype.hasOwnProperty.call(verbs, verb) ? verbs[verb] : undefined;
   if (kind === undefined) {
     throw new EntireError('INVALID_USAGE', `unknown hook "${verb}" for agent ${agent}`, { detail: { agent, verb } });
   }
   if (kind === 'noop') return { noop: { kind, agent, verb, sessionId: '' } };
   const label = `hooks ${agent} ${verb}`;
-  return { kind, label, raw: parseJsonObject(label, stdinText) };
+  return { kind, label, input: validated(label, schema(), parseJsonObject(label, stdinText)) };
 }

@@ -3,7 +3,7 @@
  * Stop hook any more, but its payload carries `last_assistant_message`. The
  * transcript is flushed when the text of its last `assistant` line equals it.
  */
-import { linesFromEnd, readTail, sameAnswer, type FlushProbe } from '../flush.js';
+import { answerProbe, linesFromEnd, type FlushProbe } from '../flush.js';
 
 /** The text blocks of the last top-level `assistant` line in `tail` (undefined: none readable). */
 export function lastAssistantText(tail: string, startsAtFileStart: boolean): string | undefined {
@@ -28,10 +28,5 @@ export function lastAssistantText(tail: string, startsAtFileStart: boolean): str
 }
 
 export function claudeFlushProbe(response: string | undefined): (path: string) => FlushProbe {
-  return (path) => {
-    const r = readTail(path);
-    if (r.size <= 0 || response === undefined || response.trim() === '') return { size: r.size, flushed: false };
-    const text = lastAssistantText(r.tail, r.whole);
-    return { size: r.size, flushed: text !== undefined && sameAnswer(text, response) };
-  };
+  return answerProbe(response, lastAssistantText);
 }

@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import { isAgentId } from '../../trust/ids.js';
 import { cleanClaudePrompt, taskNotification } from './prompts.js';
-import { beginHookInput, invalid, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt, str, validated } from '../hook-input.js';
+import { beginHookInput, invalid, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt, str } from '../hook-input.js';
 import type { HookEvent } from '../types.js';
 import { CLAUDE_VERBS } from './verbs.js';
 
@@ -24,10 +24,9 @@ const schema = lazySchema(() =>
 
 export function parseClaudeHookInput(verb: string, stdinText: string): HookEvent {
   const agent = 'claude-code';
-  const begun = beginHookInput(agent, CLAUDE_VERBS, verb, stdinText);
+  const begun = beginHookInput(agent, CLAUDE_VERBS, verb, stdinText, schema);
   if ('noop' in begun) return begun.noop;
-  const { kind, label } = begun;
-  const input = validated(label, schema(), begun.raw);
+  const { kind, label, input } = begun;
   const sid = nonEmpty(input.session_id);
   // Go: an empty session id on session-end is a no-op.
   if (sid === undefined && kind === 'session-end') return { kind: 'noop', agent, verb, sessionId: '' };

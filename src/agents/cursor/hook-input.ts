@@ -1,6 +1,6 @@
 /** Cursor hook stdin → HookEvent (SPEC §7.3). */
 import * as z from 'zod/mini';
-import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt, validated } from '../hook-input.js';
+import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt } from '../hook-input.js';
 import type { HookEvent } from '../types.js';
 import { cleanCursorPrompt } from './text.js';
 import { CURSOR_VERBS } from './verbs.js';
@@ -18,10 +18,9 @@ const schema = lazySchema(() =>
 
 export function parseCursorHookInput(verb: string, stdinText: string): HookEvent {
   const agent = 'cursor';
-  const begun = beginHookInput(agent, CURSOR_VERBS, verb, stdinText);
+  const begun = beginHookInput(agent, CURSOR_VERBS, verb, stdinText, schema);
   if ('noop' in begun) return begun.noop;
-  const { kind, label } = begun;
-  const input = validated(label, schema(), begun.raw);
+  const { kind, label, input } = begun;
   const sid = nonEmpty(input.conversation_id) ?? nonEmpty(input.session_id);
   const ev: HookEvent = { kind, agent, verb, sessionId: requireSessionId(label, sid, 'conversation_id') };
   setCommon(ev, input.transcript_path, input.workspace_roots?.[0]);

@@ -5,7 +5,7 @@
  * legacy document is flushed once it parses (until then a settled size
  * proves nothing).
  */
-import { linesFromEnd, readTail, sameAnswer, type FlushProbe } from '../flush.js';
+import { answerProbe, linesFromEnd, readTail, type FlushProbe } from '../flush.js';
 import { readTranscriptFile } from '../../trust/transcript-file.js';
 import { geminiContentText, isObj } from './messages.js';
 
@@ -32,12 +32,7 @@ export function lastGeminiText(tail: string, startsAtFileStart: boolean): string
 }
 
 export function geminiJsonlProbe(response: string | undefined): (path: string) => FlushProbe {
-  return (path) => {
-    const r = readTail(path);
-    if (r.size <= 0 || response === undefined || response.trim() === '') return { size: r.size, flushed: false };
-    const text = lastGeminiText(r.tail, r.whole);
-    return { size: r.size, flushed: text !== undefined && sameAnswer(text, response) };
-  };
+  return answerProbe(response, lastGeminiText);
 }
 
 export function geminiDocumentProbe(path: string): FlushProbe {

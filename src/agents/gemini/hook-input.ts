@@ -1,7 +1,7 @@
 /** Gemini CLI hook stdin → HookEvent (SPEC §7.2, SPEC-2 §B.6). */
 import * as z from 'zod/mini';
 import { cleanPrompt } from '../text.js';
-import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt, validated } from '../hook-input.js';
+import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt } from '../hook-input.js';
 import type { HookEvent } from '../types.js';
 import { GEMINI_VERBS } from './verbs.js';
 
@@ -19,10 +19,9 @@ const schema = lazySchema(() =>
 
 export function parseGeminiHookInput(verb: string, stdinText: string): HookEvent {
   const agent = 'gemini';
-  const begun = beginHookInput(agent, GEMINI_VERBS, verb, stdinText);
+  const begun = beginHookInput(agent, GEMINI_VERBS, verb, stdinText, schema);
   if ('noop' in begun) return begun.noop;
-  const { kind, label } = begun;
-  const input = validated(label, schema(), begun.raw);
+  const { kind, label, input } = begun;
   const ev: HookEvent = { kind, agent, verb, sessionId: requireSessionId(label, nonEmpty(input.session_id), 'session_id') };
   // SPEC-2 §B.6: on `--resume`, SessionStart names a new stray file (start-up context only)
   // while every later hook names the session's real, growing file: only those are taken
