@@ -8,6 +8,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isEntireError } from '../errors.js';
 import { removeConfined } from '../trust/confined.js';
+import { cacheKeyName } from '../redact/incremental.js';
 import { forgetState, indexedSessions, updateLiveMarker } from './index.js';
 import { withSessionLock, type LockOptions } from './lock.js';
 import { ensureDir, pruneStampPath, readStateFile, safeUnlink, sessionsDir, stateFilePath, writeFileAtomic } from './paths.js';
@@ -62,9 +63,24 @@ function lastPruneMs(commonDir: string): number {
   }
 }
 
-/** The session's pre-prompt snapshot in its worktree, removed through the confined helper (SPEC-2 §A.4). */
-function removePrePrompt(state: SessionState): void {
-  if (state.worktree_path) removeConfined(state.worktree_path, `.entire/tmp/pre-prompt-${state.session_id}.json`);
+/**
+ * What the session left in its worktree's `.entire/tmp` — its pre-prompt snapshot, its
+ * transcript bookkeeping and its redaction cache (a redacted copy of the whole transcript) —
+ * removed through the confined helper (SPEC-2 §A.4). Each goes on its own.
+ */
+function removeSessionScratch(state: SessionState): void {
+  const root = state.worktree_path;
+  if (!root) return;
+  const sid = state.session_id;
+  const cache = cacheKeyName(sid);
+  const names = [`pre-prompt-${sid}.json`, `transcript-${sid}.json`, ...['redacted.jsonl', 'cursor.json', 'lock'].map((x) => `redact/${cache}.${x}`)];
+  for (const name of names) {
+    try {
+      removeConfined(root, `.entire/tmp/${name}`);
+    } catch {
+      /* a stale file only costs a little disk */
+    }
+  }
 }
 
 export async function pruneSessions(commonDir: string, now: Date | number, opts: PruneOptions): Promise<PruneResult> {
@@ -117,11 +133,7 @@ export async function pruneSessions(commonDir: string, now: Date | number, opts:
           if (!state) return;
           safeUnlink(stateFilePath(commonDir, sid));
           forgetState(commonDir, sid);
-          try {
-            removePrePrompt(state);
-          } catch {
-            /* a stale snapshot only costs a little disk */
-          }
+          removeSessionScratch(state);
           pruned.push(sid);
         },
         { waitMs: 1000, ...opts.lock },

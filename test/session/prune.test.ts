@@ -25,12 +25,16 @@ const noBranches = { isShadowBranchPresent: () => false };
 const remaining = (common: string): string[] => listStates(common).states.map((s) => s.state.session_id).sort();
 
 describe('pruneSessions (SPEC §4.3)', () => {
-  it('deletes ENDED > 7 days with nothing pending (and its pre-prompt file); keeps 6 days, pending and non-ended', async () => {
+  it('deletes ENDED > 7 days with nothing pending (and its scratch files); keeps 6 days, pending and non-ended', async () => {
     const common = tempDir();
     const wt = tempDir();
-    mkdirSync(join(wt, '.entire', 'tmp'), { recursive: true });
+    mkdirSync(join(wt, '.entire', 'tmp', 'redact'), { recursive: true });
     const prePrompt = join(wt, '.entire', 'tmp', 'pre-prompt-old.json');
     writeFileSync(prePrompt, '{}');
+    // the transcript bookkeeping and the redaction cache of the pruned session go too; another session's stay
+    const scratch = ['transcript-old.json', 'redact/old.redacted.jsonl', 'redact/old.cursor.json'].map((n) => join(wt, '.entire', 'tmp', n));
+    const others = ['transcript-recent.json', 'redact/recent.redacted.jsonl'].map((n) => join(wt, '.entire', 'tmp', n));
+    for (const f of [...scratch, ...others]) writeFileSync(f, '{}');
     saveState(common, ended('old', 8, { worktree_path: wt }));
     saveState(common, ended('recent', 6));
     saveState(common, ended('finalize-pending', 8, { turn_checkpoint_ids: ['aaaaaaaaaaaa'] }));
@@ -57,6 +61,8 @@ describe('pruneSessions (SPEC §4.3)', () => {
     expect(r).toEqual({ ran: true, pruned: ['old'] });
     expect(remaining(common)).toEqual(['condense-pending', 'finalize-pending', 'idle-old', 'recent']);
     expect(existsSync(prePrompt)).toBe(false);
+    for (const f of scratch) expect(existsSync(f), f).toBe(false);
+    for (const f of others) expect(existsSync(f), f).toBe(true);
   });
 
   it('keeps a session with files_touched while its shadow branch exists', async () => {
