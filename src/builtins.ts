@@ -10,6 +10,7 @@ type Builtins = {
   'node:zlib': typeof import('node:zlib');
   'node:readline': typeof import('node:readline');
   'node:os': typeof import('node:os');
+  'node:tty': typeof import('node:tty');
 };
 
 // Not node:module's createRequire: loading node:module pulls in the ESM
@@ -29,3 +30,5 @@ export const zlib = (): Builtins['node:zlib'] => load('node:zlib');
 /** Also light, but only a missing HOME needs it. */
 export const os = (): Builtins['node:os'] => load('node:os');
 export const readline = (): Builtins['node:readline'] => load('node:readline');
+/** node:tty loads net (about 3.5 ms): only a line that needs to know about a terminal pays it. */
+export const tty = (): Builtins['node:tty'] => load('node:tty');

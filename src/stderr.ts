@@ -5,7 +5,7 @@
  * and stream modules), about 3–5 ms on the bench VM, for a single line.
  */
 import { writeSync } from 'node:fs';
-import { isatty } from 'node:tty';
+import { tty } from './builtins.js';
 import { jsonTermSafe, termSafe } from './trust/terminal.js';
 
 /** A line for the person, sanitised for the terminal (SPEC-2 §A.8). */
@@ -20,7 +20,7 @@ export function writeStderr(text: string): void {
  */
 export function writeNotice(text: string): void {
   const forced = process.env['ENTIRE_TEST_TTY']; // tests fake the terminal, as the TTY question does
-  if (forced === '1' || (forced !== '0' && isatty(2))) writeStderr(text);
+  if (forced === '1' || (forced !== '0' && tty().isatty(2))) writeStderr(text);
 }
 
 /** The same for standard output (a hook's JSON reply to the agent, which may show it). */
