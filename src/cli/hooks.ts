@@ -63,8 +63,11 @@ export async function runHookCommand(args: string[]): Promise<void> {
     // an unreadable (e.g. oversized) input is reported once the log is open
     let stdin = '';
     let stdinError: unknown;
+    // a turn-end worker (src/strategy/turn-end-worker.ts) reads its hook's input from the handover
+    let handover: import('../strategy/turn-end-worker.js').Handover | null = null;
     try {
-      stdin = await readStdin();
+      if (process.env['ENTIRE_HANDOVER'] !== undefined) handover = (await import('../strategy/turn-end-worker.js')).takeHandover();
+      stdin = handover ? handover.stdin : await readStdin();
     } catch (e) {
       stdinError = e;
     }
@@ -93,7 +96,13 @@ export async function runHookCommand(args: string[]): Promise<void> {
         await turn.turnStart(ctx, event, adapter);
         break;
       case 'turn-end': {
-        const r = await turn.turnEnd(ctx, event, adapter, started);
+        const { runTurnEnd } = await import('../strategy/turn-end-worker.js');
+        const r = await runTurnEnd(ctx, event, adapter, started, { stdin, argv: ['hooks', group, verb, ...rest], handover });
+        if ('handedTo' in r) {
+          // the worker logs this hook's `hook completed` line when the turn end is done
+          sessionLog.debug('turn end handed to a worker', { duration_ms: Date.now() - started, details: { worker_pid: r.handedTo } });
+          return;
+        }
         if (r.skippedNoCommits) writeStderr('Entire: skipping checkpoint. Will activate after first commit.\n');
         completed.flush_wait_ms = r.flushWaitMs;
         if (r.flushOutcome !== undefined) completed.details = { flush: r.flushOutcome };

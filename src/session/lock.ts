@@ -6,7 +6,7 @@
  * EntireError('LOCK_TIMEOUT')). Not re-entrant: do not nest locks of one
  * session in one process.
  */
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, type Stats } from 'node:fs';
 import { EntireError } from '../errors.js';
 import { ensureDir, errnoCode, isNotFound, lockFilePath, sessionsDir, tryUnlink } from './paths.js';
 import { randomHex } from '../random.js';
@@ -17,7 +17,12 @@ export const LOCK_WAIT_MS = 5_000;
 const TAKEOVER_STALE_MS = 10_000;
 
 export interface LockOptions {
-  /** Maximum wait before LOCK_TIMEOUT; default `ENTIRE_LOCK_WAIT_MS` or 5000. */
+  /**
+   * Maximum wait before LOCK_TIMEOUT; default `ENTIRE_LOCK_WAIT_MS` or 5000.
+   * Given explicitly, it is a hard bound (git's hooks must not wait out a turn
+   * end); by default a handed-over lock (a turn-end worker) is waited out up
+   * to the stale bound.
+   */
   waitMs?: number;
   /** Age after which a lock is stale regardless of its pid; default 30000. */
   staleMs?: number;
@@ -25,8 +30,17 @@ export interface LockOptions {
 
 export interface SessionLock {
   readonly path: string;
+  /** The lock's identity, written in the file (what a process handed the lock adopts it by). */
+  readonly token: string;
   /** Remove the lock if it is still ours. Idempotent; never throws. */
   release(): void;
+  /**
+   * Give the lock to process `pid` (a worker this process started, which
+   * adopts it with the returned token): the lock file names `pid` from now on,
+   * so waiters see a live holder, and `release` here no longer removes it.
+   * The worker adopts it by `token` (adoptSessionLock).
+   */
+  handOver(pid: number): void;
 }
 
 export interface LockInfo {
@@ -39,6 +53,8 @@ export interface LockInfo {
   /** With ino and token, what tells this lock from a later one that got the same inode number. */
   mtimeMs: number;
   size: number;
+  /** The holder is a turn-end worker (SessionLock.handOver): its turn end used to be the agent's own wait. */
+  handedOver: boolean;
 }
 
 function defaultWaitMs(): number {
@@ -58,7 +74,15 @@ export function isPidAlive(pid: number): boolean {
   }
 }
 
-function parseLock(text: string): { pid: number | null; createdMs: number | null; token: string | null } {
+interface LockFields {
+  pid: number | null;
+  createdMs: number | null;
+  token: string | null;
+  /** Held by a process it was handed to (a turn-end worker), not by the one that took it. */
+  handedOver: boolean;
+}
+
+function parseLock(text: string): LockFields {
   try {
     const v = JSON.parse(text) as unknown;
     if (typeof v === 'object' && v !== null) {
@@ -67,12 +91,13 @@ function parseLock(text: string): { pid: number | null; createdMs: number | null
         pid: typeof o['pid'] === 'number' ? o['pid'] : null,
         createdMs: typeof o['created_ms'] === 'number' ? o['created_ms'] : null,
         token: typeof o['token'] === 'string' ? o['token'] : null,
+        handedOver: o['handed_over'] === true,
       };
     }
   } catch {
     /* partially written or foreign: fall back to the file's mtime */
   }
-  return { pid: null, createdMs: null, token: null };
+  return { pid: null, createdMs: null, token: null, handedOver: false };
 }
 
 /** Inspect a lock file (for takeover decisions and `doctor`'s stale-lock finding). */
@@ -88,7 +113,7 @@ export function inspectLock(path: string, staleMs = LOCK_STALE_MS, now = Date.no
   const p = parseLock(text);
   const createdMs = p.createdMs ?? st.mtimeMs;
   const stale = now - createdMs > staleMs || (p.pid !== null && !isPidAlive(p.pid));
-  return { pid: p.pid, createdMs, token: p.token, stale, ino: st.ino, mtimeMs: st.mtimeMs, size: st.size };
+  return { pid: p.pid, createdMs, token: p.token, stale, ino: st.ino, mtimeMs: st.mtimeMs, size: st.size, handedOver: p.handedOver };
 }
 
 /** Stat and content from one descriptor, so they describe the same file. */
@@ -114,25 +139,25 @@ function isSameLock(path: string, seen: LockInfo): boolean {
   return st.ino === seen.ino && st.size === seen.size && st.mtimeMs === seen.mtimeMs && p.token === seen.token && p.pid === seen.pid;
 }
 
-type Attempt = { lock: SessionLock } | { retry: true; holderPid: number | null };
+type Attempt = { lock: SessionLock } | { retry: true; holderPid: number | null; holderHandedOver?: boolean };
 
-function tryCreate(path: string): SessionLock | null {
-  const token = randomHex(8);
-  let fd: number;
-  try {
-    fd = openSync(path, 'wx', 0o600);
-  } catch (e) {
-    if (errnoCode(e) === 'EEXIST') return null;
-    throw e;
-  }
-  try {
-    writeSync(fd, JSON.stringify({ pid: process.pid, created_ms: Date.now(), token }) + '\n');
-  } finally {
-    closeSync(fd);
-  }
+function lockText(pid: number, createdMs: number, token: string, handedOver = false): string {
+  return JSON.stringify({ pid, created_ms: createdMs, token, ...(handedOver ? { handed_over: true } : {}) }) + '\n';
+}
+
+/** A held lock with this token; `release` removes it only while the file still carries the token. */
+function heldLock(path: string, token: string, createdMs: number): SessionLock {
   let released = false;
   return {
     path,
+    token,
+    handOver(pid: number): void {
+      // replace, never rewrite in place: a waiter reads either the old or the new holder, whole
+      const tmp = `${path}.${process.pid}.handover.tmp`;
+      writeFileSync(tmp, lockText(pid, createdMs, token, true), { mode: 0o600 });
+      renameSync(tmp, path);
+      released = true;
+    },
     release(): void {
       if (released) return;
       released = true;
@@ -145,6 +170,48 @@ function tryCreate(path: string): SessionLock | null {
       }
     },
   };
+}
+
+function tryCreate(path: string): SessionLock | null {
+  const token = randomHex(8);
+  const createdMs = Date.now();
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o600);
+  } catch (e) {
+    if (errnoCode(e) === 'EEXIST') return null;
+    throw e;
+  }
+  try {
+    writeSync(fd, lockText(process.pid, createdMs, token));
+  } finally {
+    closeSync(fd);
+  }
+  return heldLock(path, token, createdMs);
+}
+
+/**
+ * Take over a lock handed to this process (`SessionLock.handOver`): null when
+ * the file no longer carries `token` (the giver died before the handover and
+ * the lock was taken over as stale): the caller then acquires as usual.
+ */
+export function adoptSessionLock(commonDir: string, sessionId: string, token: string): SessionLock | null {
+  const path = lockFilePath(commonDir, sessionId);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+  const cur = parseLock(text);
+  if (cur.token !== token) return null;
+  const lock = heldLock(path, token, cur.createdMs ?? Date.now());
+  if (cur.pid !== process.pid) {
+    // the giver may not have written our pid yet: name ourselves, so its exit cannot make the lock look stale
+    lock.handOver(process.pid);
+    return heldLock(path, token, cur.createdMs ?? Date.now());
+  }
+  return lock;
 }
 
 /**
@@ -196,7 +263,18 @@ function attempt(path: string, staleMs: number): Attempt {
     const again = tryCreate(path);
     if (again) return { lock: again };
   }
-  return { retry: true, holderPid: info.pid };
+  return { retry: true, holderPid: info.pid, holderHandedOver: info.handedOver };
+}
+
+/**
+ * When to give up waiting. A turn-end worker holds the lock for as long as the
+ * agent used to wait on its turn-end hook: the next hook waits it out, up to
+ * the stale bound (after which the lock is taken over anyway), instead of
+ * failing after `waitMs`.
+ */
+function giveUpAt(start: number, opts: LockOptions, staleMs: number, r: { holderHandedOver?: boolean }): number {
+  const waitMs = opts.waitMs ?? defaultWaitMs();
+  return r.holderHandedOver && opts.waitMs === undefined ? start + Math.max(waitMs, staleMs) : start + waitMs;
 }
 
 function backoff(round: number): number {
@@ -222,11 +300,11 @@ export function acquireSessionLockSync(commonDir: string, sessionId: string, opt
   ensureDir(sessionsDir(commonDir));
   const waitMs = opts.waitMs ?? defaultWaitMs();
   const staleMs = opts.staleMs ?? LOCK_STALE_MS;
-  const deadline = Date.now() + waitMs;
+  const start = Date.now();
   for (let round = 0; ; round++) {
     const r = attempt(path, staleMs);
     if ('lock' in r) return r.lock;
-    const left = deadline - Date.now();
+    const left = giveUpAt(start, opts, staleMs, r) - Date.now();
     if (left <= 0) throw timeoutError(path, waitMs, r.holderPid);
     sleepSync(Math.min(left, backoff(round)));
   }
@@ -238,11 +316,11 @@ export async function acquireSessionLock(commonDir: string, sessionId: string, o
   ensureDir(sessionsDir(commonDir));
   const waitMs = opts.waitMs ?? defaultWaitMs();
   const staleMs = opts.staleMs ?? LOCK_STALE_MS;
-  const deadline = Date.now() + waitMs;
+  const start = Date.now();
   for (let round = 0; ; round++) {
     const r = attempt(path, staleMs);
     if ('lock' in r) return r.lock;
-    const left = deadline - Date.now();
+    const left = giveUpAt(start, opts, staleMs, r) - Date.now();
     if (left <= 0) throw timeoutError(path, waitMs, r.holderPid);
     await new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, backoff(round))));
   }

@@ -263,18 +263,21 @@ export async function updateState(
   opts: LockOptions = {},
 ): Promise<SessionState | null> {
   validateSessionId(sessionId);
-  return withSessionLock(
-    commonDir,
-    sessionId,
-    async () => {
-      fault('state-locked');
-      const loaded = loadState(commonDir, sessionId);
-      const consumed = loaded ? mergePendingSideFiles(commonDir, loaded.state) : [];
-      const next = await fn(loaded?.state ?? null, { warnings: loaded?.warnings ?? [] });
-      return finishUpdate(commonDir, sessionId, loaded, consumed, next);
-    },
-    opts,
-  );
+  return withSessionLock(commonDir, sessionId, () => updateHeldState(commonDir, sessionId, fn), opts);
+}
+
+/** updateState's read-modify-write for a caller that already holds the session's lock (a turn-end worker). */
+export async function updateHeldState(
+  commonDir: string,
+  sessionId: string,
+  fn: (state: SessionState | null, info: UpdateInfo) => UpdateResult | Promise<UpdateResult>,
+): Promise<SessionState | null> {
+  validateSessionId(sessionId);
+  fault('state-locked');
+  const loaded = loadState(commonDir, sessionId);
+  const consumed = loaded ? mergePendingSideFiles(commonDir, loaded.state) : [];
+  const next = await fn(loaded?.state ?? null, { warnings: loaded?.warnings ?? [] });
+  return finishUpdate(commonDir, sessionId, loaded, consumed, next);
 }
 
 /** Synchronous form of updateState. */
@@ -326,7 +329,7 @@ export function findStaleSessionFiles(commonDir: string, now = Date.now(), older
     for (const name of names.sort()) {
       const path = join(dir, name);
       try {
-        if (name.endsWith('.tmp')) {
+        if (name.endsWith('.tmp') || name.endsWith('.handover')) {
           if (now - statSync(path).mtimeMs > olderThanMs) out.push({ path, kind: 'tmp' });
         } else if (name.endsWith('.lock.takeover')) {
           if (now - statSync(path).ctimeMs > 10_000) out.push({ path, kind: 'takeover' });

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import type { HookContext } from './context.js';
 import type { HookEvent, AgentAdapter } from '../agents/types.js';
 import { liveBackgroundAgents, newSessionState, type SessionState } from '../session/state.js';
-import { updateState } from '../session/store.js';
+import { updateHeldState, updateState } from '../session/store.js';
+import type { SessionLock } from '../session/lock.js';
 import { sessionsForWorktree } from '../session/index.js';
 import { transition, applyBookkeeping, IDLE_WARN_MS } from '../session/phase.js';
 import { collapsePrompt } from '../checkpoint/prompts.js';
@@ -150,7 +151,7 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
  * left its intent behind; the next agent hook turns it into the checkpoint
  * (or the finalization) it still owes, before its own work.
  */
-async function recoverInterruptedCommit(ctx: HookContext): Promise<void> {
+export async function recoverInterruptedCommit(ctx: HookContext): Promise<void> {
   if (!ctx.head || !existsSync(intentPath(ctx.repo.gitDir))) return;
   try {
     await (await import('./stale-intent.js')).recoverStaleIntent(ctx);
@@ -235,23 +236,30 @@ async function reinstallHooksIfMissing(ctx: HookContext): Promise<void> {
 
 // --------------------------------------------------------------------- turn end
 
-export async function turnEnd(
-  ctx: HookContext,
-  event: HookEvent,
-  adapter: AgentAdapter,
-  startedAt: number,
-): Promise<{ skippedNoCommits: boolean; flushWaitMs: number; flushOutcome?: string }> {
+export interface TurnEndResult {
+  skippedNoCommits: boolean;
+  flushWaitMs: number;
+  flushOutcome?: string;
+}
+
+/**
+ * The turn end itself. `held`: the session lock, already held (a turn-end
+ * worker that was handed it, src/strategy/turn-end-worker.ts); the giver
+ * recovered any interrupted commit before locking. Without it the flush wait
+ * runs outside the lock and the lock is taken here.
+ */
+export async function turnEnd(ctx: HookContext, event: HookEvent, adapter: AgentAdapter, startedAt: number, held?: SessionLock): Promise<TurnEndResult> {
   const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath, refusedPath(ctx));
-  // 1. wait (outside the lock) for the agent to flush the transcript
+  // 1. wait for the agent to flush the transcript
   const flush = transcriptPath
     ? await adapter
         .waitForTranscriptFlush(transcriptPath, { startedAt, ...(event.response !== undefined ? { response: event.response } : {}) })
         .catch(() => undefined)
     : undefined;
   mark('stop: flushed');
-  await recoverInterruptedCommit(ctx);
+  if (!held) await recoverInterruptedCommit(ctx);
   let skipped = false;
-  await updateState(ctx.repo.commonDir, event.sessionId, async (loaded) => {
+  const update = async (loaded: SessionState | null): Promise<SessionState> => {
     let state = loaded ?? freshState(ctx, event, adapter, transcriptPath);
     if (!loaded) {
       // no turn start was ever saved (its hook did not run, or was killed): the
@@ -280,7 +288,16 @@ export async function turnEnd(
     if (ctx.head) state = await finalizeTurn(ctx, state);
     fault('stop-before-save');
     return state;
-  });
+  };
+  if (held) {
+    try {
+      await updateHeldState(ctx.repo.commonDir, event.sessionId, update);
+    } finally {
+      held.release();
+    }
+  } else {
+    await updateState(ctx.repo.commonDir, event.sessionId, update);
+  }
   fault('stop-after-save');
   removeScratch(ctx.repo.root, prePromptName(event.sessionId));
   await mergeSmallPacksQuietly(ctx);

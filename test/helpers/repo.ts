@@ -33,6 +33,9 @@ export function testEnv(home: string, extra: Record<string, string | undefined> 
     XDG_CACHE_HOME: join(home, '.cache'),
     ENTIRE_TEST_TTY: '0',
     ENTIRE_STOP_WAIT_MS: '0',
+    // the turn-end worker (src/strategy/turn-end-worker.ts) keeps the hook's pipes: a test's
+    // spawnSync returns once the turn end is done, as it did when the hook did it all itself
+    ENTIRE_WORKER_STDIO: 'inherit',
   });
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];

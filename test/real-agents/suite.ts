@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startModelServer, type LoggedRequest, type ModelServer } from './model-server.js';
 import { PROMPTS, README_EDITED, README_START, USAGE_PER_CALL, conversationHas } from './scripts.js';
-import { Repo, World, run } from './world.js';
+import { Repo, World, hookWorkersDone, run } from './world.js';
 import { DriftCollector, writeDriftReport } from './drift.js';
 import type { AgentDriver, AgentRun } from './drivers/types.js';
 import {
@@ -89,6 +89,7 @@ export function defineAgentSuite(driver: AgentDriver): void {
     async function runAgent(argv: string[], repo: Repo, home: string, imposedSid: string): Promise<AgentRun> {
       const env = world.env(home, driver.env(server.url, API_KEY));
       const res = await run(argv, { cwd: repo.dir, env, timeoutMs: RUN_TIMEOUT_MS });
+      await hookWorkersDone(repo.dir);
       const sessionId = driver.sessionIdOf(res, imposedSid);
       if (sessionId !== '') sessions.push(sessionId);
       return { ...res, argv, sessionId };

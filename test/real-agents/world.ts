@@ -6,7 +6,7 @@
  * because Gemini CLI runs git with the global config off.
  */
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -174,4 +174,22 @@ export function run(argv: string[], opts: { cwd: string; env: NodeJS.ProcessEnv;
       resolveRun({ status, signal, stdout, stderr });
     });
   });
+}
+
+/**
+ * Wait until no session lock is held in the repository at `dir`: a turn-end
+ * hook hands its work to a detached worker (src/strategy/turn-end-worker.ts)
+ * and the agent exits before that worker is done. Waits on a condition,
+ * bounded, never on a fixed time.
+ */
+export async function hookWorkersDone(dir: string, timeoutMs = 60_000): Promise<void> {
+  const r = spawnSync('git', ['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: dir, encoding: 'utf8' });
+  if (r.status !== 0) return;
+  const sessions = join(r.stdout.trim(), 'entire-sessions');
+  const deadline = Date.now() + timeoutMs;
+  const held = () => (existsSync(sessions) ? readdirSync(sessions).filter((n) => n.endsWith('.lock')) : []);
+  while (held().length > 0) {
+    if (Date.now() > deadline) throw new Error(`session locks still held after ${timeoutMs} ms: ${held().join(', ')}`);
+    await new Promise((res) => setTimeout(res, 20));
+  }
 }
