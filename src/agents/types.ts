@@ -194,7 +194,7 @@ export interface AgentAdapter {
   /** True when our turn-end hook is installed (legacy spellings count). Never throws. */
   hooksInstalled(repoRoot: string): boolean;
   /**
-   * The agent kills its session-end hook after a few seconds (Codex: 3 s): that hook only
+   * The agent kills its session-end hook after a few seconds (SPEC-2 §C.1: 3 s): that hook only
    * records the end, and pending work (condensations, finalizations) waits for the next hook.
    */
   readonly sessionEndStateOnly?: boolean;
