@@ -109,6 +109,8 @@ interface EditRecord {
 /** `"ordinal":N` near a line's start (every rollout line has one). */
 export const ORDINAL_RE = /"ordinal":\s*(\d+)/;
 
+const BEFORE_RANGE_NEEDLES = ['"turn_context"', '"token_count"', '"UserMessage"'];
+
 /** The lines that can matter to the analysis (a substring test before any parse). */
 const NEEDLES = ['"item_completed"', '"token_count"', '"token_usage_record"', '"turn_context"', '"response_item"'];
 
@@ -141,6 +143,8 @@ export class RolloutReader {
     const ordinal = ORDINAL_RE.exec(text.slice(0, 160))?.[1];
     if (ordinal !== undefined) this.lastOrdinal = ordinal;
     if (!NEEDLES.some((n) => text.includes(n))) return;
+    // before the range only the cwd, the token baseline and whether UserMessage items exist matter
+    if (!inRange && !BEFORE_RANGE_NEEDLES.some((n) => text.includes(n))) return;
     let v: unknown;
     try {
       v = JSON.parse(text);
