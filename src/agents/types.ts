@@ -178,10 +178,26 @@ export interface AgentAdapter {
    * agent (a folder the agent does not trust, a setting it needs). Optional; never throws.
    */
   enableNotes?(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]>;
+  /**
+   * What keeps our installed hooks from running when the agent gates them behind trust or
+   * approval (SPEC-2 §C.1), one `! …` line each saying how to grant it; [] when nothing does.
+   * `status` and `doctor` (`agent-hooks-untrusted`) report them. Optional; bounded; never throws.
+   */
+  hookTrustGaps?(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]>;
+  /**
+   * `enable --approve-agent-hooks`, after a terminal confirmation: grant what `hookTrustGaps`
+   * reports in the agent's own configuration, nothing else. Returns the lines to print.
+   */
+  approveHooks?(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]>;
   /** Remove exactly our entries (current and legacy spellings) from every settings file we may have written. */
   uninstallHooks(repoRoot: string): HookUninstallResult;
   /** True when our turn-end hook is installed (legacy spellings count). Never throws. */
   hooksInstalled(repoRoot: string): boolean;
+  /**
+   * The agent kills its session-end hook after a few seconds (SPEC-2 §C.1: 3 s): that hook only
+   * records the end, and pending work (condensations, finalizations) waits for the next hook.
+   */
+  readonly sessionEndStateOnly?: boolean;
 
   /** stdin JSON → normalised event; throws EntireError INVALID_INPUT / INVALID_USAGE. */
   parseHookInput(verb: string, stdinText: string): HookEvent;

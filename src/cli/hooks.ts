@@ -109,7 +109,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
         break;
       }
       case 'session-end':
-        await turn.sessionEnd(ctx, event);
+        await turn.sessionEnd(ctx, event, adapter);
         break;
       case 'pre-task':
       case 'post-task':

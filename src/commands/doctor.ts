@@ -71,7 +71,8 @@ export type FindingKind =
   | 'broken-shadow-ref'
   | 'stale-remote-tracking'
   | 'stale-ref-lock'
-  | 'stale-transcript-cache';
+  | 'stale-transcript-cache'
+  | 'agent-hooks-untrusted';
 
 export type FindingStatus = 'found' | 'fixed' | 'failed';
 
@@ -278,6 +279,7 @@ class Doctor {
       }
     }
     this.scanHooks();
+    await this.scanAgentTrust();
     this.scanEntireDir();
     this.scanRefLocks();
     this.scanIntent();
@@ -291,6 +293,15 @@ class Doctor {
     await this.scanSessions(states);
     await this.scanDangling(states);
     await this.scanShadowBranches(states, corrupt.length);
+  }
+
+  /** Agent hooks the agent will not run until the user trusts or approves them (SPEC-2 §C.1): reported only. */
+  private async scanAgentTrust(): Promise<void> {
+    if (!isEnabled(this.ctx.settings)) return;
+    const { agentTrustGaps } = await import('./agent-trust.js');
+    for (const g of await agentTrustGaps(this.repo.root)) {
+      this.add({ kind: 'agent-hooks-untrusted', subject: g.agent, detail: g.lines.map((l) => l.replace(/^!\s*/, '')).join('; ') });
+    }
   }
 
   /** Commits no ref reaches (memoized: one `git fsck` per run), for restoring refs. */

@@ -14,6 +14,7 @@ import { hookStates, type GitHookName, type HookState } from '../install/git-hoo
 import { listStates } from '../session/store.js';
 import { isLiveState, type SessionState } from '../session/state.js';
 import { agentLabel, inThisWorktree, timeAgo, type Io } from './common.js';
+import { agentTrustGaps } from './agent-trust.js';
 
 export interface StatusOptions {
   detailed?: boolean;
@@ -43,6 +44,8 @@ export interface StatusJson {
   hooks_dir: string;
   git_hooks: Record<GitHookName, HookState>;
   sessions: StatusSessionJson[];
+  /** Installed agent hooks the agent will not run yet (SPEC-2 §C.1); absent when there are none. */
+  agent_hooks_untrusted?: { agent: string; detail: string }[];
 }
 
 export const NOT_A_REPO_LINE = '✕ not a git repository';
@@ -106,6 +109,7 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
   const { sessions, corrupt } = worktreeSessions(repo);
   if (corrupt > 0) io.err(`[entire] Warning: ${corrupt} unreadable session state file(s); run \`entire doctor\` for details`);
   const branch = currentBranch(repo) ?? '';
+  const gaps = loaded.configured ? await agentTrustGaps(repo.root) : [];
 
   if (opts.json) {
     const doc: StatusJson = {
@@ -117,6 +121,7 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
       git_hooks: hooks,
       sessions: sessions.map((s) => sessionJson(s, repo, branch)),
     };
+    if (gaps.length > 0) doc.agent_hooks_untrusted = gaps.flatMap((g) => g.lines.map((l) => ({ agent: g.agent, detail: l.replace(/^!\s*/, '') })));
     io.raw(encodeJson(doc));
     return;
   }
@@ -126,6 +131,7 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
     return;
   }
   io.out(`${enabled ? 'Enabled' : 'Disabled'} (${DEFAULT_STRATEGY})`);
+  for (const g of gaps) for (const l of g.lines) io.out(l);
   if (opts.detailed) {
     if (loaded.project) io.out(settingsFileLine('Project', loaded.project));
     if (loaded.local) io.out(settingsFileLine('Local', loaded.local));

@@ -66,11 +66,26 @@ export interface EnableOptions {
   project?: boolean;
   force?: boolean;
   skipPushSessions?: boolean;
+  /** Grant the agent's own trust/approval of our hooks (SPEC-2 §C.1), after a terminal confirmation. */
+  approveAgentHooks?: boolean;
 }
 
 /** The adapter for `key`; an unknown key fails with one line naming the known agents (the registry's error). */
 async function agentFor(key: string) {
   return getAgent(key);
+}
+
+/**
+ * `--approve-agent-hooks`: the agent's own approval of our hooks is written only when the user
+ * says yes at a terminal (never behind their back); without one, nothing is written.
+ */
+async function approveAgentHooks(adapter: Awaited<ReturnType<typeof getAgent>>, root: string): Promise<string[]> {
+  if (!adapter.approveHooks) return [`! ${adapter.displayName} has no hook approval to grant`];
+  const { confirm } = await import('../commands/common.js');
+  const answer = await confirm(`Approve Entire's hooks in ${adapter.displayName}'s own configuration (this project and each hook)?`);
+  if (answer === 'no-tty') return ['! --approve-agent-hooks asks at a terminal first; none here, so nothing was approved'];
+  if (answer !== 'yes') return ['Nothing approved.'];
+  return adapter.approveHooks(root, process.env);
 }
 
 /** SPEC §8.1 `entire enable`; returns the lines to print. Idempotent. */
@@ -99,6 +114,7 @@ export async function enable(cwd: string, o: EnableOptions): Promise<string[]> {
     if (o.force) adapter.uninstallHooks(repo.root);
     const agentRes = adapter.installHooks(repo.root, { local: o.local, force: o.force });
     lines.push(`✓ ${adapter.displayName} hooks installed (${agentRes.file})`);
+    if (o.approveAgentHooks) lines.push(...(await approveAgentHooks(adapter, repo.root)));
     lines.push(...((await adapter.enableNotes?.(repo.root, process.env)) ?? []));
     await ensureMetadataBranch(repo);
     lines.push(`✓ Project configured (${relative(repo.root, target)})`);

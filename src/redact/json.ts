@@ -13,7 +13,8 @@
  * skipped; an object whose `type` is a string starting with `image` or equal
  * to `base64` is skipped entirely (whatever the order of its keys). The string
  * value of a key that names a secret (`"password": "…"`, SPEC-2 §A.12) is
- * judged as `"key": "value"` in text would be, and redacted whole if a secret.
+ * judged as `"key": "value"` in text would be, and redacted whole if a secret. A string value of
+ * `encrypted_content` (opaque ciphertext) is stored as `""`.
  */
 import { redactString, REDACTED, type Stats } from './engine.js';
 import { isSecretKeyedValue, isSecretNamedKey } from './rules.js';
@@ -157,14 +158,23 @@ function scanNumber(t: string, i: number): number {
   return j;
 }
 
-/** Per key: 1 = its value is kept (isSkippedKey), 2 = it names a secret (isSecretNamedKey). */
+/**
+ * A string value of this key is stored empty, in place: OpenAI Responses' `encrypted_content`
+ * (reasoning sealed for the API, SPEC-2 §C.1) is ciphertext no reader can use, and often large.
+ */
+const BLANKED_KEY = 'encrypted_content';
+
+/** Per key: 1 = its value is kept (isSkippedKey), 2 = it names a secret (isSecretNamedKey), 4 = stored empty. */
 const keyFlagCache = new Map<string, number>();
 
 function keyFlags(key: string): number {
   let v = keyFlagCache.get(key);
   if (v === undefined) {
     const lower = key.toLowerCase();
-    v = (key === 'signature' || lower.endsWith('id') || lower.endsWith('ids') ? 1 : 0) | (isSecretNamedKey(key) ? 2 : 0);
+    v =
+      (key === 'signature' || lower.endsWith('id') || lower.endsWith('ids') ? 1 : 0) |
+      (isSecretNamedKey(key) ? 2 : 0) |
+      (key === BLANKED_KEY ? 4 : 0);
     if (keyFlagCache.size > 10_000) keyFlagCache.clear();
     keyFlagCache.set(key, v);
   }
@@ -207,6 +217,7 @@ export function walkJson(t: string, redact: RedactFn, stats?: Stats): string | n
   let curSkip = false; // skip the value about to be parsed
   let curIsType = false; // the value about to be parsed is under key "type"
   let curKey: string | null = null; // the key of the value about to be parsed, when it names a secret
+  let curBlank = false; // the value about to be parsed is opaque ciphertext, stored empty
 
   for (;;) {
     if (state === State.Value) {
@@ -222,7 +233,11 @@ export function walkJson(t: string, redact: RedactFn, stats?: Stats): string | n
           const v = decodeString(t, i, end, hadEscape);
           if (isSkippedType(v)) typeSkip[typeSkip.length - 1] = true;
         }
-        if (!curSkip && end - i > 7) {
+        if (curBlank && end - i > 2) {
+          editStart.push(i);
+          editEnd.push(end);
+          editText.push('""');
+        } else if (!curSkip && end - i > 7) {
           const v = long ? longDecoded : decodeString(t, i, end, hadEscape);
           let r: string;
           if (curKey !== null && isSecretKeyedValue(curKey, v)) {
@@ -261,10 +276,12 @@ export function walkJson(t: string, redact: RedactFn, stats?: Stats): string | n
           curSkip = curSkip || keySkip;
           curIsType = keyIsType;
           curKey = keySecret;
+          curBlank = keyBlank;
         } else {
           // first array element: keeps curSkip, not under a key
           curIsType = false;
           curKey = null;
+          curBlank = false;
         }
         continue;
       } else {
@@ -296,10 +313,12 @@ export function walkJson(t: string, redact: RedactFn, stats?: Stats): string | n
           curSkip = parentSkip || keySkip;
           curIsType = keyIsType;
           curKey = keySecret;
+          curBlank = keyBlank;
         } else {
           curSkip = parentSkip;
           curIsType = false;
           curKey = null;
+          curBlank = false;
         }
         state = State.Value;
       } else if (c === (obj ? RBRACE : RBRACKET)) {
@@ -332,6 +351,7 @@ export function walkJson(t: string, redact: RedactFn, stats?: Stats): string | n
 let keySkip = false;
 let keyIsType = false;
 let keySecret: string | null = null;
+let keyBlank = false;
 
 /** Parses `"key" :` at i (after whitespace); returns the index after the colon and its whitespace, or -1. */
 function readKey(t: string, i: number): number {
@@ -343,6 +363,7 @@ function readKey(t: string, i: number): number {
   keySkip = (flags & 1) !== 0;
   keyIsType = key === 'type';
   keySecret = (flags & 2) !== 0 ? key : null;
+  keyBlank = (flags & 4) !== 0;
   let j = skipWs(t, end);
   if (t.charCodeAt(j) !== COLON) return -1;
   return skipWs(t, j + 1);

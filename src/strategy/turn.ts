@@ -356,19 +356,21 @@ export async function sessionStart(ctx: HookContext, event: HookEvent, adapter: 
   return msg;
 }
 
-export async function sessionEnd(ctx: HookContext, event: HookEvent): Promise<void> {
+export async function sessionEnd(ctx: HookContext, event: HookEvent, adapter?: AgentAdapter): Promise<void> {
+  // an agent that kills this hook within seconds gets the state change only (pending work stays pending)
+  const stateOnly = adapter?.sessionEndStateOnly === true;
   await updateState(ctx.repo.commonDir, event.sessionId, async (loaded) => {
     if (!loaded) return null;
     let state = loaded;
     const wasActive = state.phase === 'active';
     applyBookkeeping(state, transition(state.phase, 'SessionEnd'), ctx.now());
     state.last_interaction_time = ctx.now().toISOString();
-    if (ctx.head) {
+    if (ctx.head && !stateOnly) {
       state = await retryPending(ctx, state, { finalize: false });
       if (wasActive || (state.turn_checkpoint_ids ?? []).length > 0) state = await finalizeTurn(ctx, state);
     }
     return state;
   });
-  await mergeSmallPacksQuietly(ctx);
+  if (!stateOnly) await mergeSmallPacksQuietly(ctx);
 }
 

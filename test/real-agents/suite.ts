@@ -54,7 +54,7 @@ export function defineAgentSuite(driver: AgentDriver): void {
       homeA = world.home('home-a');
       homes.push(homeA);
       // every project of home A, trusted up front (B.8; Claude's trust dialog)
-      driver.prepareHome(homeA, ['project-std', 'project-fg', 'project-bg'].map((n) => join(world.base, n)), API_KEY);
+      driver.prepareHome(homeA, ['project-std', 'project-fg', 'project-bg'].map((n) => join(world.base, n)), API_KEY, server.url);
     });
 
     afterAll(async () => {
@@ -262,7 +262,7 @@ export function defineAgentSuite(driver: AgentDriver): void {
           clone.git(['config', 'user.name', 'Other Person']);
           clone.git(['config', 'user.email', 'other@example.com']);
           repos.push(clone);
-          driver.prepareHome(homeB, [cloneDir], API_KEY);
+          driver.prepareHome(homeB, [cloneDir], API_KEY, server.url);
           const en = clone.entire(['enable', '--agent', driver.key]);
           if (en.status !== 0) throw new Error(`enable in the clone failed: ${en.stdout}${en.stderr}`);
           resumeOut = clone.entire(['resume', 'feature']);

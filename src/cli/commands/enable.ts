@@ -12,7 +12,8 @@ export function register(program: Command): void {
     .option('--project', 'write settings to .entire/settings.json (committed)')
     .option('-f, --force', 'reinstall agent hooks')
     .option('--skip-push-sessions', 'do not push session logs on git push')
-    .action(async (opts: { agent: string; local?: boolean; project?: boolean; force?: boolean; skipPushSessions?: boolean }) => {
+    .option('--approve-agent-hooks', "approve the agent hooks in the agent's own configuration, where it gates them (asks first; needs a terminal)")
+    .action(async (opts: { agent: string; local?: boolean; project?: boolean; force?: boolean; skipPushSessions?: boolean; approveAgentHooks?: boolean }) => {
       const { enable } = await import('../../install/enable.js');
       for (const line of await enable(process.cwd(), opts)) out(line);
     });

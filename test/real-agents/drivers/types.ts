@@ -43,8 +43,11 @@ export interface AgentDriver {
   /** What Entire should record for one model call that reported `u` (the agent's own accounting in between). */
   recordedUsagePerCall(u: Usage): RecordedUsage;
 
-  /** Agent home files a user would have: onboarding done, auth chosen, these project roots trusted. */
-  prepareHome(home: string, projectRoots: string[], apiKey: string): void;
+  /**
+   * Agent home files a user would have: onboarding done, auth chosen, these project roots trusted
+   * (and, for agents that read it from a file, `serverUrl`, the scripted model server, as their API).
+   */
+  prepareHome(home: string, projectRoots: string[], apiKey: string, serverUrl?: string): void;
   /** The agent's environment: our server as its API, a fake key, no telemetry or updates. */
   env(serverUrl: string, apiKey: string): Record<string, string>;
 

@@ -1,0 +1,58 @@
+/** Codex CLI adapter (SPEC-2 §C.0, §C.1). */
+import { waitForFlush } from '../flush.js';
+import { jsonlCwd } from '../jsonl.js';
+import type { AgentAdapter } from '../types.js';
+import { chooseTranscriptPath } from '../../trust/transcript-file.js';
+import { codexFlushProbe } from './flush.js';
+import { parseCodexHookInput } from './hook-input.js';
+import { codexHooksInstalled, installCodexHooks, uninstallCodexHooks } from './hooks.js';
+import { codexTranscriptEntries } from './render.js';
+import { codexRestorePath } from './restore.js';
+import { analyzeRolloutText } from './rollout.js';
+import { analyzeCodexFile, codexFilePosition, codexTranscriptRoot, findRollout, sessionMeta } from './transcript.js';
+import { approveCodexHooks, codexTrustGaps } from './trust.js';
+import { CODEX_VERBS } from './verbs.js';
+
+export const codexAgent: AgentAdapter = {
+  key: 'codex',
+  displayName: 'Codex',
+  transcriptFormat: () => 'jsonl',
+  hookVerbs: Object.keys(CODEX_VERBS),
+  configDirs: ['.codex/'],
+
+  installHooks: installCodexHooks,
+  enableNotes: codexTrustGaps,
+  hookTrustGaps: codexTrustGaps,
+  approveHooks: approveCodexHooks,
+  uninstallHooks: uninstallCodexHooks,
+  hooksInstalled: codexHooksInstalled,
+  // Codex gives SessionEnd 3 s (SPEC-2 §C.1): it records the end; pending work waits for the next hook
+  sessionEndStateOnly: true,
+
+  parseHookInput: parseCodexHookInput,
+
+  // a chunk starting at `baseLine` lacks the token snapshot before it: ranges need the whole text
+  analyzeTranscript: (text, options = {}) => {
+    const base = options.baseLine ?? 0;
+    const r = analyzeRolloutText(text, (options.from ?? 0) - base);
+    r.position += base;
+    return r;
+  },
+  analyzeTranscriptFile: analyzeCodexFile,
+  transcriptPosition: codexFilePosition,
+  waitForTranscriptFlush: (path, options) => waitForFlush(path, { ...options, probe: codexFlushProbe(options.response) }),
+
+  transcriptEntries: (text, _format, from) => codexTranscriptEntries(text, from),
+  recognizesTranscript: (text) => sessionMeta(text) !== undefined,
+  transcriptProjectRoot: (text) => {
+    const cwd = sessionMeta(text)?.['cwd'];
+    return typeof cwd === 'string' && cwd !== '' ? cwd : jsonlCwd(text);
+  },
+
+  subagentTranscriptPaths: () => [],
+  transcriptRoot: codexTranscriptRoot,
+  resolveTranscriptPath: (_repoRoot, sessionId, stdinPath, refused) =>
+    chooseTranscriptPath(stdinPath, () => findRollout(codexTranscriptRoot(), sessionId) ?? '', codexTranscriptRoot(), refused),
+  restorePath: codexRestorePath,
+  resumeArgv: (sessionId) => ['codex', 'resume', sessionId],
+};
