@@ -18,7 +18,7 @@ import { ensureMetadataBranch } from '../store/branch.js';
 import { intentPath } from './intent.js';
 import { readPrePrompt, writeScratch, prePromptName, removeScratch, type PrePrompt } from './scratch.js';
 import { viewWorkTree, turnCandidates, filesTouched } from './worktree.js';
-import { analyze, positionOf, promptsOf, redactedTranscript, noteStoredTranscript, shadowTranscript } from './transcript.js';
+import { analyze, positionOf, promptsOf, redactedTranscript, noteStoredTranscript, refreshTranscript, shadowTranscript } from './transcript.js';
 import { retryPending } from './pending.js';
 import { finalizeTurn } from './finalize.js';
 import { migrateIfMoved } from './migrate.js';
@@ -242,6 +242,9 @@ export async function turnEnd(
   startedAt: number,
 ): Promise<{ skippedNoCommits: boolean; flushWaitMs: number; flushOutcome?: string }> {
   const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath, refusedPath(ctx));
+  // an agent whose transcript Entire fetches (SPEC-2 §C.2): fetch the turn first
+  await refreshTranscript(adapter, { root: ctx.repo.root, sessionId: event.sessionId }, transcriptPath, ctx.log);
+  mark('stop: transcript refreshed');
   // 1. wait (outside the lock) for the agent to flush the transcript
   const flush = transcriptPath
     ? await adapter

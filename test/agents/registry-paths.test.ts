@@ -19,8 +19,8 @@ afterEach(() => {
 });
 
 describe('registry', () => {
-  it('lists the three agents in support order', () => {
-    expect(AGENT_KEYS).toEqual(['claude-code', 'gemini', 'cursor']);
+  it('lists the agents in support order', () => {
+    expect(AGENT_KEYS).toEqual(['claude-code', 'gemini', 'cursor', 'opencode']);
     expect(isAgentKey('gemini')).toBe(true);
     expect(isAgentKey('codex')).toBe(false);
   });
@@ -42,9 +42,9 @@ describe('registry', () => {
   });
 
   it('unknown keys throw UNKNOWN_AGENT with a clear message', async () => {
-    await expect(getAgent('codex')).rejects.toBeInstanceOf(EntireError);
-    await expect(getAgent('codex')).rejects.toMatchObject({ code: 'UNKNOWN_AGENT', message: 'Unknown agent "codex" (known agents: claude-code, gemini, cursor).' });
-    expect(() => agentInfo('x')).toThrow('Unknown agent "x" (known agents: claude-code, gemini, cursor).');
+    await expect(getAgent('bogus')).rejects.toBeInstanceOf(EntireError);
+    await expect(getAgent('bogus')).rejects.toMatchObject({ code: 'UNKNOWN_AGENT', message: 'Unknown agent "bogus" (known agents: claude-code, gemini, cursor, opencode).' });
+    expect(() => agentInfo('x')).toThrow('Unknown agent "x" (known agents: claude-code, gemini, cursor, opencode).');
     expect(agentByDisplayName('Agent')).toBeUndefined();
   });
 

@@ -144,7 +144,7 @@ describe('bad input: one clear line, non-zero exit, nothing changed', () => {
     const res = r.entire(['enable', '--agent', 'bogus']);
     expect(res.status).toBe(1);
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
-    expect(res.stderr).toContain('Unknown agent "bogus" (known agents: claude-code, gemini, cursor).');
+    expect(res.stderr).toContain('Unknown agent "bogus" (known agents: claude-code, gemini, cursor, opencode).');
     expect(existsSync(join(r.dir, '.entire'))).toBe(false);
     expect(existsSync(join(r.dir, '.claude'))).toBe(false);
     expect(readdirSync(gitPath(r, 'hooks')).filter((n) => !n.endsWith('.sample'))).toEqual([]);
