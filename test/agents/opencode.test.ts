@@ -156,3 +156,68 @@ describe('turn end: the export staged at .entire/tmp/<sid>.json (C6)', () => {
     expect(sessions.find((s) => s['session_id'] === SID)).toMatchObject({ agent: 'OpenCode', files_touched: ['hello.txt'] });
   });
 });
+
+describe('restore through opencode import (SPEC-2 §C.2, §A.10)', () => {
+  /** A fake `opencode` that logs its argv, exports `held.json` when present and copies what it imports. */
+  function fakeStore(): { bin: string; log: () => string[]; hold: (s: string | null) => void; imported: () => string | null } {
+    const bin = tempDir();
+    const q = (p: string) => `"${join(bin, p)}"`;
+    writeFileSync(
+      join(bin, 'opencode'),
+      `#!/bin/sh
+echo "$*" >> ${q('argv.log')}
+case "$1" in
+  export) [ -f ${q('held.json')} ] || { echo "Session not found" >&2; exit 1; }; cat ${q('held.json')} ;;
+  import) stat -c %a "$3" > ${q('mode')}; cp "$3" ${q('imported.json')} ;;
+  session) rm -f ${q('held.json')} ;;
+esac
+`,
+    );
+    chmodSync(join(bin, 'opencode'), 0o755);
+    return {
+      bin,
+      log: () => (existsSync(join(bin, 'argv.log')) ? readFileSync(join(bin, 'argv.log'), 'utf8').trim().split('\n') : []),
+      hold: (s) => (s === null ? undefined : writeFileSync(join(bin, 'held.json'), s)),
+      imported: () => (existsSync(join(bin, 'imported.json')) ? readFileSync(join(bin, 'imported.json'), 'utf8') : null),
+    };
+  }
+
+  it('imports a session OpenCode lacks from a private file, then stages it; same messages: nothing; others: only with consent', async () => {
+    const agent = await getAgent('opencode');
+    const repo = makeRepo();
+    const store = fakeStore();
+    const oldPath = process.env['PATH'];
+    process.env['PATH'] = `${store.bin}:${oldPath}`;
+    try {
+      const content = Buffer.from(readFileSync(EXPORT, 'utf8'));
+      const no = async () => false;
+      const r = await agent.restoreSession!(repo.dir, SID, content, no);
+      expect(r).toMatchObject({ status: 'restored', where: expect.stringContaining('opencode import') });
+      expect(store.imported()).toBe(content.toString('utf8'));
+      expect(readFileSync(join(store.bin, 'mode'), 'utf8').trim()).toBe('600');
+      expect(store.log()).toEqual([`export --pure ${SID}`, expect.stringMatching(/^import --pure \/.*\/\.entire\/tmp\/import-.*\.json$/)]);
+      // the private file is gone; the staged export is the restored session
+      const tmp = join(repo.dir, '.entire', 'tmp');
+      expect(readFileSync(join(tmp, `${SID}.json`), 'utf8')).toBe(content.toString('utf8'));
+      expect(existsSync(store.log()[1]!.split(' ')[2]!)).toBe(false);
+
+      // OpenCode holds the same messages (other bytes: it re-exports in its own key order)
+      store.hold(JSON.stringify(JSON.parse(content.toString('utf8'))));
+      expect((await agent.restoreSession!(repo.dir, SID, content, no)).status).toBe('same');
+      // other messages: kept without consent; replaced (backup, delete, import) with it
+      const fewer = JSON.parse(content.toString('utf8')) as { messages: unknown[] };
+      fewer.messages = fewer.messages.slice(0, 2);
+      store.hold(JSON.stringify(fewer));
+      expect((await agent.restoreSession!(repo.dir, SID, content, no)).status).toBe('kept');
+      const asked: string[] = [];
+      const yes = async (q: string) => (asked.push(q), true);
+      const replaced = await agent.restoreSession!(repo.dir, SID, content, yes);
+      expect(replaced.status).toBe('restored');
+      expect(asked[0]).toContain(`Replace OpenCode's session ${SID}`);
+      expect(readFileSync(replaced.backup!, 'utf8')).toBe(JSON.stringify(fewer));
+      expect(store.log().slice(-3)).toEqual([`export --pure ${SID}`, `session delete --pure ${SID}`, expect.stringMatching(/^import --pure /)]);
+    } finally {
+      process.env['PATH'] = oldPath;
+    }
+  });
+});

@@ -3,7 +3,9 @@
  * writes them through its CLI (SPEC-2 §C.2): `opencode export <id>` at turn
  * end (and before a mid-turn commit is condensed), staged to
  * `.entire/tmp/<sid>.json` only when it is a session document, and
- * `opencode import <file>` to restore one. `opencode` is found on PATH.
+ * `opencode import <file>` to restore one. `opencode` is found on PATH and
+ * run `--pure` (without project plugins: ours would report a deletion as the
+ * session's end, and none of them has anything to do in these runs).
  */
 import { join } from 'node:path';
 import { childProcess } from '../../builtins.js';
@@ -95,7 +97,7 @@ function why(what: string, r: CliResult): string {
 /** `opencode export <id>` as a session document, else null (no such session, no CLI, not a document). */
 export async function exportOpenCodeSession(repoRoot: string, sessionId: string): Promise<{ bytes: Buffer } | { error: string }> {
   validateSessionId(sessionId);
-  const r = await runOpenCode(['export', sessionId], repoRoot, EXPORT_TIMEOUT_MS);
+  const r = await runOpenCode(['export', '--pure', sessionId], repoRoot, EXPORT_TIMEOUT_MS);
   if (r.failure !== undefined || r.status !== 0) return { error: why(`opencode export ${sessionId}`, r) };
   if (parseOpenCodeExport(r.stdout.toString('utf8')) === null) return { error: `opencode export ${sessionId} printed no session document` };
   return { bytes: r.stdout };
@@ -119,6 +121,16 @@ export async function refreshOpenCodeTranscript(repoRoot: string, sessionId: str
 }
 
 /**
+ * `opencode session delete <id>`: an import adds and updates messages but never removes one, so a
+ * session is replaced (a rewind to an earlier point) by deleting it first. Throws REFUSED.
+ */
+export async function deleteOpenCodeSession(repoRoot: string, sessionId: string): Promise<void> {
+  validateSessionId(sessionId);
+  const r = await runOpenCode(['session', 'delete', '--pure', sessionId], repoRoot, EXPORT_TIMEOUT_MS);
+  if (r.failure !== undefined || r.status !== 0) throw new EntireError('REFUSED', why(`opencode session delete ${sessionId}`, r));
+}
+
+/**
  * Restore: the (redacted) stored session goes to a private 0600 file in
  * `.entire/tmp/`, `opencode import <file>` takes it (keeping its id), the file
  * goes. The content is then staged as the session's export, so the next turn
@@ -131,7 +143,7 @@ export async function importOpenCodeSession(repoRoot: string, sessionId: string,
   const file = `import-${sessionId}.${process.pid}.${randomHex(4)}.json`;
   writeFileIn(dir, file, content, 0o600);
   try {
-    const r = await runOpenCode(['import', join(dir, file)], repoRoot, IMPORT_TIMEOUT_MS);
+    const r = await runOpenCode(['import', '--pure', join(dir, file)], repoRoot, IMPORT_TIMEOUT_MS);
     if (r.failure !== undefined || r.status !== 0) throw new EntireError('REFUSED', why('opencode import', r));
   } finally {
     removeConfined(repoRoot, `${TMP_REL}/${file}`);

@@ -3,12 +3,13 @@
  * through `opencode import`, which keeps its id, so `opencode -s <id>` finds
  * it. A session OpenCode already holds is SPEC-2 §A.10's existing file: the
  * same messages → nothing to do; other messages → replaced only with
- * consent, its export kept first as `.entire/tmp/<sid>.json.entire-bak-<stamp>`.
+ * consent, its export kept first as `.entire/tmp/<sid>.json.entire-bak-<stamp>`,
+ * then deleted (an import never removes messages: a rewind would keep them).
  */
 import { join } from 'node:path';
 import { EntireError } from '../../errors.js';
 import { confinedDir, writeFileIn } from '../../trust/confined.js';
-import { exportOpenCodeSession, importOpenCodeSession, stagedExportName } from './cli.js';
+import { deleteOpenCodeSession, exportOpenCodeSession, importOpenCodeSession, stagedExportName } from './cli.js';
 import { parseOpenCodeExport, type OpenCodeExport } from './transcript.js';
 
 const ids = (doc: OpenCodeExport): string => doc.messages.map((m) => String(m.info['id'] ?? '')).join('\n');
@@ -32,6 +33,7 @@ export async function restoreOpenCodeSession(
     const name = `${stagedExportName(sessionId)}.entire-bak-${new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14)}`;
     writeFileIn(dir, name, existing.bytes, 0o600);
     backup = join(dir, name);
+    await deleteOpenCodeSession(repoRoot, sessionId);
   }
   await importOpenCodeSession(repoRoot, sessionId, content);
   return backup ? { status: 'restored', where, backup } : { status: 'restored', where };
