@@ -97,6 +97,19 @@ const shapes = {
     hookFields: Object.fromEntries(Object.entries(codexHooks).sort().map(([e, s]) => [e, [...s].sort()])),
     lineKinds: [...codexKinds].sort(),
   },
+  // OpenCode's hook stdin is what our plugin (src/agents/opencode/plugin.ts) writes, one shape per
+  // verb; its transcript is one JSON document (`opencode export`), which has no lines to list
+  opencode: {
+    version: '1.18.33',
+    hookFields: {
+      'verb:compaction': ['session_id'],
+      'verb:session-end': ['session_id'],
+      'verb:session-start': ['session_id'],
+      'verb:turn-end': ['session_id'],
+      'verb:turn-start': ['model', 'prompt', 'session_id'],
+    },
+    lineKinds: [],
+  },
 };
 writeFileSync(out, JSON.stringify(shapes, null, 2) + '\n');
 process.stderr.write(`wrote ${out}\n`);

@@ -23,6 +23,7 @@ const AGENTS: readonly Entry[] = [
   { key: 'gemini', displayName: 'Gemini CLI', load: async () => (await import('./gemini/index.js')).geminiAgent },
   { key: 'cursor', displayName: 'Cursor', load: async () => (await import('./cursor/index.js')).cursorAgent },
   { key: 'codex', displayName: 'Codex', load: async () => (await import('./codex/index.js')).codexAgent },
+  { key: 'opencode', displayName: 'OpenCode', load: async () => (await import('./opencode/index.js')).openCodeAgent },
 ];
 
 const INFO: readonly AgentInfo[] = AGENTS.map(({ key, displayName }) => ({ key, displayName }));

@@ -224,8 +224,20 @@ export interface AgentAdapter {
   /** Where a subagent's own transcript may be, in preference order (none: the agent has no such files). */
   subagentTranscriptPaths(transcriptPath: string, sessionId: string, agentId: string): string[];
 
-  /** The directory every transcript of this agent lives under (SPEC-2 §A.5); null: none on disk. */
-  transcriptRoot(): string | null;
+  /**
+   * The directory every transcript of this agent lives under (SPEC-2 §A.5); null: none on disk.
+   * `repoRoot`: the repository at hand, for an agent whose transcript Entire itself stages there
+   * (`refreshTranscript`); the others ignore it.
+   */
+  transcriptRoot(repoRoot: string): string | null;
+  /**
+   * For an agent whose transcript Entire fetches rather than reads where the agent writes it
+   * (an export through the agent's CLI): bring the copy at `path` (a `resolveTranscriptPath`
+   * result) up to date. Called at turn end before the flush wait, and before a commit condenses a
+   * session in the middle of its turn. A failure leaves the old copy as it was and throws
+   * EntireError (the hook logs it and goes on). Optional.
+   */
+  refreshTranscript?(repoRoot: string, sessionId: string, path: string): Promise<void>;
   /**
    * `transcript_path` from stdin when it passes SPEC-2 §A.5's root check, else the agent's
    * default location for the session (checked too), else `''` (no transcript).
@@ -243,6 +255,20 @@ export interface AgentAdapter {
    * Optional; throws EntireError when the target cannot be made findable (nothing restored).
    */
   prepareRestore?(repoRoot: string, target: string): void;
+  /**
+   * For an agent that keeps its sessions where Entire writes no file (a database of its own):
+   * `resume`/`rewind` hand it the stored (redacted) transcript here instead of writing
+   * `restorePath`. Applies SPEC-2 §A.10 itself: a session the agent already holds with other
+   * content is replaced only after `consent` (which says yes for `--force`), its old content kept
+   * as `backup`. `where` names the place for messages. Throws EntireError when the agent refuses.
+   * Optional.
+   */
+  restoreSession?(
+    repoRoot: string,
+    sessionId: string,
+    content: Buffer,
+    consent: (question: string) => Promise<boolean>,
+  ): Promise<{ status: 'restored' | 'same' | 'kept'; where: string; backup?: string }>;
   /** argv that resumes the session in the agent (printed shell-quoted, SPEC-2 §A.8). */
   resumeArgv(sessionId: string): string[];
 }

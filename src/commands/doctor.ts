@@ -868,7 +868,7 @@ class Doctor {
     let changed: Set<string> | null = null;
     for (const { state: s } of states) {
       if (!inThisWorktree(s, repo)) continue;
-      const readable = readableTranscript(await adapterFor(s), s.transcript_path);
+      const readable = readableTranscript(await adapterFor(s), s.transcript_path, repo.root);
       if (!readable && !onShadow) continue;
       if (s.last_checkpoint_id === id || (s.turn_checkpoint_ids ?? []).includes(id)) {
         named.push(s.session_id);

@@ -102,7 +102,7 @@ export function backupStamp(d: Date): string {
 export function restoreTarget(repo: Repo, adapter: AgentAdapter, sid: string, localPath?: string, content?: Buffer): { path: string } | { reason: string } {
   const problem = sessionIdProblem(sid);
   if (problem !== null) return { reason: `invalid session id (${problem})` };
-  const root = adapter.transcriptRoot();
+  const root = adapter.transcriptRoot(repo.root);
   if (!root) return { reason: `${adapter.displayName} keeps no transcript files to restore` };
   const agentSid = agentSessionId(sid);
   if (localPath && transcriptPathProblem(localPath, root) === null && basename(localPath).startsWith(agentSid)) return { path: localPath };
@@ -113,10 +113,11 @@ export function restoreTarget(repo: Repo, adapter: AgentAdapter, sid: string, lo
 
 /** Restore one transcript under A.3/A.10. Never throws for a refused target. */
 export async function restoreSessionTranscript(req: RestoreRequest): Promise<RestoreResult> {
+  if (req.adapter.restoreSession) return restoreThroughAgent(req);
   const t = restoreTarget(req.repo, req.adapter, req.sessionId, req.localPath, req.content);
   if ('reason' in t) return { status: 'refused', path: '', reason: t.reason };
   const path = t.path;
-  const root = resolve(req.adapter.transcriptRoot()!);
+  const root = resolve(req.adapter.transcriptRoot(req.repo.root)!);
   const rel = relative(root, dirname(path));
   if (rel === '..' || rel.startsWith('..' + sep) || isAbsolute(rel)) {
     return { status: 'refused', path, reason: `${path} is outside ${req.adapter.displayName}'s transcript directory` };
@@ -158,6 +159,19 @@ export async function restoreSessionTranscript(req: RestoreRequest): Promise<Res
   }
   writeFileIn(dir, name, req.content, 0o600);
   return backup ? { status: 'restored', path, backup } : { status: 'restored', path };
+}
+
+/** An agent that takes its sessions through its own tools (`restoreSession`), with the same checks and outcomes. */
+async function restoreThroughAgent(req: RestoreRequest): Promise<RestoreResult> {
+  const problem = sessionIdProblem(req.sessionId);
+  if (problem !== null) return { status: 'refused', path: '', reason: `invalid session id (${problem})` };
+  const consent = async (question: string) => req.force || (req.ask ? await req.ask(question) : false);
+  try {
+    const r = await req.adapter.restoreSession!(req.repo.root, agentSessionId(req.sessionId), req.content, consent);
+    return { status: r.status, path: r.where, ...(r.backup ? { backup: r.backup } : {}) };
+  } catch (e) {
+    return { status: 'refused', path: '', reason: (e as Error).message };
+  }
 }
 
 /** The line a command prints for a result. */

@@ -19,7 +19,7 @@ export function backgroundEditPaths(s: SessionState, adapter: AgentAdapter, now:
   const out: string[] = [];
   if (!s.transcript_path) return out;
   for (const b of liveBackgroundAgents(s, now)) {
-    const file = subagentTranscript(adapter, s.transcript_path, s.session_id, b.agent_id);
+    const file = subagentTranscript(adapter, s.transcript_path, s.session_id, b.agent_id, s.worktree_path ?? '');
     if (file === null) continue;
     try {
       out.push(...adapter.analyzeTranscriptFile(file, { from: b.cursor }).analysis.modifiedFiles);

@@ -47,7 +47,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
   let promptsRedacted = false;
   let usage: TokenUsage | undefined;
   let position = start;
-  if (path && readableTranscript(adapter, path)) {
+  if (path && readableTranscript(adapter, path, ctx.repo.root)) {
     const owner = { root: ctx.repo.root, sessionId: state.session_id };
     mark('condense: start');
     const whole = await redactedTranscript(ctx.repo.root, state.session_id, adapter, path);

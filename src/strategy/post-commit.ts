@@ -18,7 +18,7 @@ import { CARRY_FORWARD_SUBJECT } from '../checkpoint/messages.js';
 import { checkpointIdsInFinalBlock } from '../checkpoint/trailers.js';
 import { readIntent, removeIntent, type CommitIntent } from './intent.js';
 import { viewWorkTree } from './worktree.js';
-import { adapterFor, positionOf, promptsOf, redactedTranscript, readableTranscript } from './transcript.js';
+import { adapterFor, positionOf, promptsOf, redactedTranscript, readableTranscript, refreshTranscript } from './transcript.js';
 import { condenseSession, pendingEntry } from './condense.js';
 import { retryPendingCondensations } from './pending.js';
 import { migrateIfMoved } from './migrate.js';
@@ -140,6 +140,8 @@ async function condenseOne(
         let state = await retryPendingCondensations(ctx, loaded);
         const oldShadow = state.base_commit ? shadowBranchName(state.base_commit, ctx.repo.worktreeId) : '';
         const adapter = await adapterFor(state);
+        // mid-turn, a transcript Entire fetches is as old as the last turn end: fetch it now
+        if (state.phase === 'active') await refreshTranscript(adapter, { root: ctx.repo.root, sessionId: sid }, state.transcript_path, ctx.log);
         const pos = positionOf(adapter, state.transcript_path, { root: ctx.repo.root, sessionId: sid });
         const r = transition(state.phase, 'GitCommit', { qualifies: true });
         applyBookkeeping(state, r, ctx.now());
@@ -237,7 +239,7 @@ async function prepareCarryForward(
 ): Promise<{ commit(): Promise<{ commit: string | null }> } | null> {
   try {
     const path = state.transcript_path;
-    const transcript = path && readableTranscript(adapter, path) ? await redactedTranscript(ctx.repo.root, sid, adapter, path) : null;
+    const transcript = path && readableTranscript(adapter, path, ctx.repo.root) ? await redactedTranscript(ctx.repo.root, sid, adapter, path) : null;
     return await prepareShadowStep(ctx.repo, {
       baseCommit: ctx.head!,
       worktreeId: ctx.repo.worktreeId,

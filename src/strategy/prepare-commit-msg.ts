@@ -44,7 +44,7 @@ async function candidatesOf(ctx: HookContext, s: SessionState, view: Awaited<Ret
       cand.add(p);
     }
     // ACTIVE without a transcript: what the session is known to touch is all we have
-    if (!s.transcript_path || !readableTranscript(adapter, s.transcript_path)) for (const p of v.differing) if (!pre || pre.dirty_files[p] === undefined) cand.add(p);
+    if (!s.transcript_path || !readableTranscript(adapter, s.transcript_path, ctx.repo.root)) for (const p of v.differing) if (!pre || pre.dirty_files[p] === undefined) cand.add(p);
   }
   return cand;
 }

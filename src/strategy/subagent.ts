@@ -25,10 +25,10 @@ export function preTaskName(toolUseId: string): string {
 }
 
 /** The path of the subagent's own transcript where the agent keeps it; null when none opens. */
-export function subagentTranscript(adapter: AgentAdapter, transcriptPath: string, sid: string, agentId: string): string | null {
+export function subagentTranscript(adapter: AgentAdapter, transcriptPath: string, sid: string, agentId: string, repoRoot: string): string | null {
   if (!isAgentId(agentId)) return null;
   for (const p of adapter.subagentTranscriptPaths(transcriptPath, sid, agentId)) {
-    if (transcriptPathProblem(p, adapter.transcriptRoot()) !== null) continue;
+    if (transcriptPathProblem(p, adapter.transcriptRoot(repoRoot)) !== null) continue;
     // a FIFO, a link, too big: not read
     if (transcriptOpens(p)) return p;
   }
@@ -117,7 +117,7 @@ export async function writeTaskStep(
     ctx.log.warn('transcript path refused', { error: why }),
   );
   // the subagent's file sits beside the (checked) transcript, named by a validated agent id
-  const subPath = transcriptPath && event.subagentId ? subagentTranscript(adapter, transcriptPath, event.sessionId, event.subagentId) : null;
+  const subPath = transcriptPath && event.subagentId ? subagentTranscript(adapter, transcriptPath, event.sessionId, event.subagentId, ctx.repo.root) : null;
   const view = await viewWorkTree(ctx.repo);
   let subEdits: string[] = [];
   try {

@@ -31,10 +31,10 @@ export async function adapterFor(state: Pick<SessionState, 'agent_type'> | null,
  * cap. Every flow asks this before reading; the readers then open it only
  * through src/trust/transcript-file.ts.
  */
-export function readableTranscript(adapter: AgentAdapter, path: string | undefined): boolean {
+export function readableTranscript(adapter: AgentAdapter, path: string | undefined, repoRoot: string): boolean {
   if (!path) return false;
   if (readable.has(path)) return true;
-  if (transcriptPathProblem(path, adapter.transcriptRoot()) !== null) return false;
+  if (transcriptPathProblem(path, adapter.transcriptRoot(repoRoot)) !== null) return false;
   // a hook asks this several times: a file that passed once stays passed for the process
   // (every read still opens through openTranscript, which checks again)
   if (!transcriptOpens(path)) return false;
@@ -70,21 +70,41 @@ export interface Owner {
   sessionId: string;
 }
 
+/**
+ * An agent whose transcript Entire fetches (`refreshTranscript`, e.g. an export) gets it fetched
+ * now; a failure is logged as a warning and the previous copy stays. Other agents: nothing.
+ */
+export async function refreshTranscript(
+  adapter: AgentAdapter,
+  owner: Owner,
+  path: string | undefined,
+  log: { warn(msg: string, fields: Record<string, unknown>): void; debug(msg: string, fields?: Record<string, unknown>): void },
+): Promise<void> {
+  if (!adapter.refreshTranscript || !path) return;
+  const started = Date.now();
+  try {
+    await adapter.refreshTranscript(owner.root, owner.sessionId, path);
+    log.debug('transcript refreshed', { session_id: owner.sessionId, refresh_ms: Date.now() - started });
+  } catch (e) {
+    log.warn('cannot refresh the transcript; the previous copy stays', { session_id: owner.sessionId, refresh_ms: Date.now() - started, error: e });
+  }
+}
+
 /** Analysis from `from` (line / message index); null when the file is missing or unreadable. */
 export function analyze(adapter: AgentAdapter, path: string | undefined, from: number, owner: Owner): TranscriptAnalysis | null {
-  if (!readableTranscript(adapter, path)) return null;
+  if (!readableTranscript(adapter, path, owner.root)) return null;
   return transcriptCache(owner.root, owner.sessionId, adapter, path!).analyze(from);
 }
 
 /** Current position and last identifier of a transcript (0/"" when missing). */
 export function positionOf(adapter: AgentAdapter, path: string | undefined, owner: Owner): { position: number; lastIdentifier: string } {
-  if (!readableTranscript(adapter, path)) return { position: 0, lastIdentifier: '' };
+  if (!readableTranscript(adapter, path, owner.root)) return { position: 0, lastIdentifier: '' };
   return transcriptCache(owner.root, owner.sessionId, adapter, path!).position();
 }
 
 /** Every prompt of the transcript, redacted ([] when missing). */
 export async function promptsOf(adapter: AgentAdapter, path: string | undefined, owner: Owner): Promise<string[]> {
-  if (!readableTranscript(adapter, path)) return [];
+  if (!readableTranscript(adapter, path, owner.root)) return [];
   return transcriptCache(owner.root, owner.sessionId, adapter, path!).prompts();
 }
 
@@ -95,7 +115,7 @@ export async function promptsOf(adapter: AgentAdapter, path: string | undefined,
  * refers to it and the text is read only if a caller needs it.
  */
 export async function redactedTranscript(root: string, sessionId: string, adapter: AgentAdapter, path: string): Promise<PreRedacted> {
-  if (!readableTranscript(adapter, path)) {
+  if (!readableTranscript(adapter, path, root)) {
     throw new EntireError('TRANSCRIPT_UNREADABLE', `transcript ${path} is missing or not a file`);
   }
   try {
@@ -166,7 +186,7 @@ export async function shadowTranscript(
   path: string,
   objectFormat: 'sha1' | 'sha256',
 ): Promise<ShadowTranscript | null> {
-  if (adapter.transcriptFormat(path) !== 'jsonl' || !readableTranscript(adapter, path)) return null;
+  if (adapter.transcriptFormat(path) !== 'jsonl' || !readableTranscript(adapter, path, root)) return null;
   const inc = await import('../redact/incremental.js');
   const u = await inc.updateRedactionCache({ sourcePath: path, cacheDir: safeTmpDir(root, 'redact'), key: sessionId });
   if (!u.cached) return null;

@@ -19,7 +19,7 @@ import { ensureMetadataBranch } from '../store/branch.js';
 import { intentPath } from './intent.js';
 import { readPrePrompt, writeScratch, prePromptName, removeScratch, type PrePrompt } from './scratch.js';
 import { viewWorkTree, turnCandidates, filesTouched } from './worktree.js';
-import { analyze, positionOf, promptsOf, redactedTranscript, noteStoredTranscript, shadowTranscript } from './transcript.js';
+import { analyze, positionOf, promptsOf, redactedTranscript, noteStoredTranscript, refreshTranscript, shadowTranscript } from './transcript.js';
 import { retryPending } from './pending.js';
 import { finalizeTurn } from './finalize.js';
 import { migrateIfMoved } from './migrate.js';
@@ -250,6 +250,9 @@ export interface TurnEndResult {
  */
 export async function turnEnd(ctx: HookContext, event: HookEvent, adapter: AgentAdapter, startedAt: number, held?: SessionLock): Promise<TurnEndResult> {
   const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath, refusedPath(ctx));
+  // an agent whose transcript Entire fetches (SPEC-2 §C.2): fetch the turn first
+  await refreshTranscript(adapter, { root: ctx.repo.root, sessionId: event.sessionId }, transcriptPath, ctx.log);
+  mark('stop: transcript refreshed');
   // 1. wait for the agent to flush the transcript
   const flush = transcriptPath
     ? await adapter

@@ -22,6 +22,7 @@ describe('registry', () => {
   it('lists the agents in support order', () => {
     expect(AGENT_KEYS.slice(0, 3)).toEqual(['claude-code', 'gemini', 'cursor']);
     expect(AGENT_KEYS).toContain('codex');
+    expect(AGENT_KEYS).toContain('opencode');
     expect(isAgentKey('gemini')).toBe(true);
     expect(isAgentKey('no-such-agent')).toBe(false);
   });

@@ -12,9 +12,10 @@ import type { Answer, Dialect, DialectRequest } from './dialects/types.js';
 import { sendJson } from './dialects/types.js';
 import { anthropicDialect } from './dialects/anthropic.js';
 import { geminiDialect } from './dialects/gemini.js';
+import { openAiChatDefault } from './dialects/openai-chat.js';
 
 /** Every dialect, for a server started by hand (tests pass their driver's). */
-export const ALL_DIALECTS: Dialect[] = [anthropicDialect, geminiDialect];
+export const ALL_DIALECTS: Dialect[] = [anthropicDialect, geminiDialect, openAiChatDefault];
 
 export interface LoggedRequest extends DialectRequest, Partial<Answer> {
   at: string;

@@ -6,8 +6,8 @@
  * (seconds each): scenarios share runs and run one after another.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, statSync, symlinkSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startModelServer, type LoggedRequest, type ModelServer } from './model-server.js';
 import { PROMPTS, README_EDITED, README_START, USAGE_PER_CALL, conversationHas } from './scripts.js';
@@ -50,6 +50,8 @@ export function defineAgentSuite(driver: AgentDriver): void {
     beforeAll(async () => {
       if (cli === undefined) throw new Error(`${driver.key} is not installed (ENTIRE_AGENTS_ONLY?)`);
       world = new World(`entire-agents-${driver.key}-`);
+      // the agent's CLI on PATH, as its users have it: Entire runs some (`opencode export`, `import`)
+      symlinkSync(cli.bin, join(world.bin, basename(cli.bin)));
       server = await startModelServer({ dialects: [driver.dialect], logFile: join(world.base, 'model-requests.jsonl') });
       homeA = world.home('home-a');
       homes.push(homeA);

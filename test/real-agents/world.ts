@@ -152,7 +152,9 @@ export class Repo {
  */
 export function run(argv: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }): Promise<ProcResult> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // PWD as a shell would set it: OpenCode takes its working directory from PWD, not the process's cwd
+    const env = { ...opts.env, PWD: opts.cwd };
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -1,0 +1,31 @@
+/**
+ * OpenCode hook stdin → HookEvent (SPEC-2 §C.2). Our plugin writes the line:
+ * `{session_id}`, and for turn-start also `prompt` and `model`
+ * (`providerID/modelID`). OpenCode names no transcript file: the adapter
+ * computes where its export is staged.
+ */
+import * as z from 'zod/mini';
+import { cleanPrompt } from '../text.js';
+import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setPrompt } from '../hook-input.js';
+import type { HookEvent } from '../types.js';
+import { OPENCODE_VERBS } from './verbs.js';
+
+const schema = lazySchema(() =>
+  z.looseObject({
+    session_id: optStr(),
+    prompt: optStr(),
+    model: optStr(),
+    cwd: optStr(),
+  }),
+);
+
+export function parseOpenCodeHookInput(verb: string, stdinText: string): HookEvent {
+  const agent = 'opencode';
+  const begun = beginHookInput(agent, OPENCODE_VERBS, verb, stdinText, schema);
+  if ('noop' in begun) return begun.noop;
+  const { kind, label, input } = begun;
+  const ev: HookEvent = { kind, agent, verb, sessionId: requireSessionId(label, nonEmpty(input.session_id), 'session_id') };
+  setCommon(ev, undefined, input.cwd);
+  if (kind === 'turn-start') setPrompt(ev, input.prompt, cleanPrompt);
+  return ev;
+}

@@ -1,0 +1,72 @@
+/**
+ * OpenCode adapter (SPEC-2 §C.2). OpenCode reports through our plugin
+ * (`.opencode/plugins/entire.ts`, ./plugin.ts) and keeps its sessions in its
+ * own database: Entire fetches a session with `opencode export` into
+ * `.entire/tmp/<sid>.json` (its transcript here, one JSON document) and gives
+ * one back with `opencode import` (./cli.ts, ./restore.ts).
+ */
+import { delimiter, join } from 'node:path';
+import { accessSync, constants } from 'node:fs';
+import type { AgentAdapter } from '../types.js';
+import { parseOpenCodeHookInput } from './hook-input.js';
+import { installOpenCodePlugin, openCodePluginInstalled, uninstallOpenCodePlugin } from './plugin.js';
+import { openCodeStagingDir, refreshOpenCodeTranscript, stagedExportPath } from './cli.js';
+import { restoreOpenCodeSession } from './restore.js';
+import {
+  analyzeOpenCodeFile,
+  analyzeOpenCodeText,
+  isOpenCodeExport,
+  openCodeFilePosition,
+  openCodeProjectRoot,
+  openCodeTranscriptEntries,
+} from './transcript.js';
+import { OPENCODE_VERBS } from './verbs.js';
+
+/** Whether an `opencode` executable is on PATH (Entire needs it to read sessions). */
+function openCodeOnPath(env: NodeJS.ProcessEnv): boolean {
+  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(join(dir, 'opencode'), constants.X_OK);
+      return true;
+    } catch {
+      /* not here */
+    }
+  }
+  return false;
+}
+
+export const openCodeAgent: AgentAdapter = {
+  key: 'opencode',
+  displayName: 'OpenCode',
+  transcriptFormat: () => 'json',
+  hookVerbs: Object.keys(OPENCODE_VERBS),
+  configDirs: ['.opencode/'],
+
+  installHooks: installOpenCodePlugin,
+  uninstallHooks: uninstallOpenCodePlugin,
+  hooksInstalled: openCodePluginInstalled,
+  enableNotes: async (_repoRoot, env) =>
+    openCodeOnPath(env) ? [] : ['! OpenCode sessions are read with `opencode export`: put `opencode` on PATH for Entire to record them'],
+
+  parseHookInput: parseOpenCodeHookInput,
+
+  analyzeTranscript: (text, options = {}) => analyzeOpenCodeText(text, options.from ?? 0),
+  analyzeTranscriptFile: analyzeOpenCodeFile,
+  transcriptPosition: (path) => openCodeFilePosition(path),
+  // the export is written whole before the turn end reads it: nothing to wait for
+  waitForTranscriptFlush: async () => ({ outcome: 'flushed', waitedMs: 0 }),
+
+  transcriptEntries: (text, _format, from) => openCodeTranscriptEntries(text, from),
+  recognizesTranscript: isOpenCodeExport,
+  transcriptProjectRoot: (text) => openCodeProjectRoot(text),
+
+  subagentTranscriptPaths: () => [],
+  transcriptRoot: (repoRoot) => openCodeStagingDir(repoRoot),
+  refreshTranscript: refreshOpenCodeTranscript,
+  // OpenCode names no transcript file: the staged export is the only one read
+  resolveTranscriptPath: (repoRoot, sessionId) => stagedExportPath(repoRoot, sessionId),
+  restorePath: (repoRoot, sessionId) => stagedExportPath(repoRoot, sessionId),
+  restoreSession: restoreOpenCodeSession,
+  resumeArgv: (sessionId) => ['opencode', '-s', sessionId],
+};

@@ -1,0 +1,4 @@
+import { openCodeDriver } from './drivers/opencode.js';
+import { defineAgentSuite } from './suite.js';
+
+defineAgentSuite(openCodeDriver);
