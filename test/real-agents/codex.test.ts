@@ -8,7 +8,7 @@
  * `disable --uninstall` keeps a foreign handler.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { codexConfig, codexDriver, CODEX_KEY_VAR } from './drivers/codex.js';
@@ -21,6 +21,17 @@ import { hookLog, statusSessions } from './checkpoints.js';
 defineAgentSuite(codexDriver);
 
 const cli = inject('agentClis').agents['codex'];
+
+/** Until no session lock is held in the repository (bounded; a condition, not a fixed time). */
+async function sessionLocksReleased(dir: string, timeoutMs = 60_000): Promise<void> {
+  const sessions = join(dir, '.git', 'entire-sessions');
+  const deadline = Date.now() + timeoutMs;
+  const held = () => (existsSync(sessions) ? readdirSync(sessions).filter((n) => n.endsWith('.lock')) : []);
+  while (held().length > 0) {
+    if (Date.now() > deadline) throw new Error(`session locks still held after ${timeoutMs} ms: ${held().join(', ')}`);
+    await new Promise((res) => setTimeout(res, 20));
+  }
+}
 const only = (process.env['ENTIRE_AGENTS_ONLY'] ?? '').split(',').filter((k) => k !== '');
 
 describe.skipIf(cli === undefined || (only.length > 0 && !only.includes('codex')))('Codex hook trust, through the real codex app-server (C3)', () => {
@@ -71,6 +82,8 @@ describe.skipIf(cli === undefined || (only.length > 0 && !only.includes('codex')
       env: repo.env,
       timeoutMs: 150_000,
     });
+    // a turn-end hook may leave its work to a detached worker that outlives the agent: wait for its lock
+    await sessionLocksReleased(repo.dir);
     sessionsAfterExec = statusSessions(repo);
     stopLogged = hookLog(repo).some((l) => l.msg === 'hook completed' && l.hook === 'codex stop');
     // a foreign handler beside ours, then uninstall
