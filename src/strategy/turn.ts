@@ -366,6 +366,16 @@ export async function sessionEnd(ctx: HookContext, event: HookEvent, adapter?: A
     if (!loaded) return null;
     let state = loaded;
     const wasActive = state.phase === 'active';
+    // SPEC-2 §C.0: a session that ends with its turn still open (no turn end since the last
+    // turn start: `agent -p`, a killed turn) first gets that turn's step, as a turn start would
+    if (wasActive && ctx.head && adapter && !stateOnly) {
+      try {
+        state = (await recordStep(ctx, state, adapter, readPrePrompt(ctx.repo.root, state.session_id))).state;
+        removeScratch(ctx.repo.root, prePromptName(state.session_id));
+      } catch (e) {
+        ctx.log.warn('could not record the open turn at session end', { session_id: state.session_id, error: e });
+      }
+    }
     applyBookkeeping(state, transition(state.phase, 'SessionEnd'), ctx.now());
     state.last_interaction_time = ctx.now().toISOString();
     if (ctx.head && !stateOnly) {
