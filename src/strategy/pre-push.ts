@@ -1,12 +1,14 @@
 /**
  * SPEC §6.9 team sync on push: push `entire/checkpoints/v1` to the remote
- * being pushed; when the remote moved, fetch and merge as a tree union.
- * Never blocks the person's push (P4).
+ * being pushed, or to the checkpoint remote when one is set (SPEC-2 §E.5);
+ * when the remote moved, fetch and merge as a tree union. Never blocks the
+ * person's push (P4).
  */
 import type { HookContext } from './context.js';
 import { pushSessionsEnabled } from '../settings/settings.js';
 import { gitArgv, isDryRunPush } from '../git/argv.js';
-import { syncMetadataBranch } from '../sync/push.js';
+import { syncRefs } from '../sync/push.js';
+import { checkpointPushTarget } from '../sync/target.js';
 import { writeStderr } from '../stderr.js';
 
 export async function prePush(ctx: HookContext, args: string[]): Promise<void> {
@@ -24,5 +26,7 @@ export async function prePush(ctx: HookContext, args: string[]): Promise<void> {
     return;
   }
   if (args2.some((a) => /(^|[:+/])entire\/checkpoints\/v1$/.test(a))) return;
-  await syncMetadataBranch(ctx, remote);
+  // fails closed: a checkpoint remote that is set but unusable throws here, and nothing is pushed anywhere
+  const target = await checkpointPushTarget(ctx, remote);
+  await syncRefs(ctx, target);
 }

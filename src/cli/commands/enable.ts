@@ -12,7 +12,8 @@ export function register(program: Command): void {
     .option('--project', 'write settings to .entire/settings.json (committed)')
     .option('-f, --force', 'reinstall agent hooks')
     .option('--skip-push-sessions', 'do not push session logs on git push')
-    .action(async (opts: { agent: string; local?: boolean; project?: boolean; force?: boolean; skipPushSessions?: boolean }) => {
+    .option('--checkpoint-remote <name|url>', 'push checkpoints only to this remote (a URL adds the remote entire-checkpoints)')
+    .action(async (opts: { agent: string; local?: boolean; project?: boolean; force?: boolean; skipPushSessions?: boolean; checkpointRemote?: string }) => {
       const { enable } = await import('../../install/enable.js');
       for (const line of await enable(process.cwd(), opts)) out(line);
     });
