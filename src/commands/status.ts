@@ -13,6 +13,7 @@ import { loadSettings, isEnabled, strategyWarning, DEFAULT_STRATEGY, type Settin
 import { hookStates, type GitHookName, type HookState } from '../install/git-hooks.js';
 import { listStates } from '../session/store.js';
 import { isLiveState, type SessionState } from '../session/state.js';
+import { syncState, syncLines, type SyncStateJson } from '../sync/state.js';
 import { agentLabel, inThisWorktree, timeAgo, type Io } from './common.js';
 
 export interface StatusOptions {
@@ -43,6 +44,8 @@ export interface StatusJson {
   hooks_dir: string;
   git_hooks: Record<GitHookName, HookState>;
   sessions: StatusSessionJson[];
+  /** SPEC-2 §E: where checkpoints are pushed and how far ahead/behind each checkpoint remote (an addition to v1 §8.3). */
+  checkpoint_sync?: SyncStateJson;
 }
 
 export const NOT_A_REPO_LINE = '✕ not a git repository';
@@ -117,6 +120,7 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
       git_hooks: hooks,
       sessions: sessions.map((s) => sessionJson(s, repo, branch)),
     };
+    if (loaded.configured) doc.checkpoint_sync = await syncState(repo, loaded.settings);
     io.raw(encodeJson(doc));
     return;
   }
@@ -134,6 +138,7 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
       .join(', ');
     io.out(`  Git hooks (${repo.hooksDir}): ${hookList}`);
   }
+  for (const l of syncLines(await syncState(repo, loaded.settings))) io.out(l);
   io.out();
   if (sessions.length === 0) {
     io.out('No active sessions.');

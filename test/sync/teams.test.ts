@@ -43,6 +43,19 @@ describe('an enabled teammate reads everyone’s checkpoints after git fetch (E1
     // readers union; they never merge into (or move) the local branch
     expect(sha(b, META)).toBe(localBefore);
 
+    // status says where the branch stands: our unpushed commit ahead, the teammate's fetched one behind
+    const st = b.entire(['status', '--json']);
+    expect(st.status, st.stderr).toBe(0);
+    const sync = (JSON.parse(st.stdout) as { checkpoint_sync: { checkpoint_remote: string | null; remotes: { remote: string; tracked: boolean; ahead: number; behind: number }[] } }).checkpoint_sync;
+    expect(sync.checkpoint_remote).toBeNull();
+    expect(sync.remotes).toHaveLength(1);
+    expect(sync.remotes[0]).toMatchObject({ remote: 'origin', tracked: true });
+    expect(sync.remotes[0]!.ahead).toBeGreaterThan(0);
+    expect(sync.remotes[0]!.behind).toBeGreaterThan(0);
+    const text = b.entire(['status']).stdout;
+    expect(text).toContain('Checkpoints: pushed with every git push');
+    expect(text).toMatch(/origin: \d+ ahead, \d+ behind/);
+
     // resume on the teammate's branch finds their checkpoint (docs/commands/resume.md)
     const r = b.entire(['resume', 'feature-a', '--force']);
     expect(r.status, r.stderr).toBe(0);
@@ -161,6 +174,9 @@ describe('checkpoint_remote (E5)', () => {
     expect(onlyCheckpoints.filter((o) => originObjects.has(o))).toEqual([]);
     // the checkpoint remote has them
     expect(checkpointsOn(priv)).toEqual([id]);
+    const st = a.entire(['status']).stdout;
+    expect(st).toContain('pushed only to entire-checkpoints');
+    expect(st).toContain('entire-checkpoints: in sync');
 
     // a teammate with the checkpoint remote reads everything
     const b = clone(origin, 'b');
@@ -206,6 +222,7 @@ describe('checkpoint_remote (E5)', () => {
     const p = a.gitResult(['push', '-q', 'origin', 'feature-a']);
     expect(p.status, p.stderr).toBe(0);
     expect(p.stderr).toContain('checkpoint remote nowhere is not configured');
+    expect(a.entire(['status']).stdout).toContain('Checkpoints: checkpoint remote nowhere is not configured');
     expect(origin.git(['for-each-ref', '--format=%(refname)', 'refs/heads/entire/']).trim()).toBe('');
   });
 });
