@@ -3,6 +3,8 @@
  * remote, `entire enable` in each, checkpoints made by real hooks.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { bundleScript } from '../helpers/bundle.js';
 import { cleanupAll, type TempRepo } from '../helpers/repo.js';
 import { META, bareRemote, checkpointedCommit, checkpointsOn, clone, enabled, objectList, reachable } from './team-helpers.js';
 
@@ -77,6 +79,39 @@ describe('an enabled teammate reads everyone’s checkpoints after git fetch (E1
     const e = a.entire(['explain', '--commit', 'origin/feature-b']);
     expect(e.status, e.stderr).toBe(0);
     expect(e.stdout).toContain(idB);
+  });
+});
+
+describe('one checkpoint id in two copies (E.1 with A.7)', () => {
+  it('other sessions all show; the same session shows the local slot unless the other strictly extends it', async () => {
+    const writer = await bundleScript('test/helpers/store-writer.ts');
+    const remote = bareRemote();
+    const a = enabled(clone(remote, 'a'));
+    const b = enabled(clone(remote, 'b'));
+    const shared = 'c0ffee654321';
+    const write = (r: TempRepo, sid: string, n = 1): void => {
+      const w = spawnSync(process.execPath, [writer, r.dir, shared, sid, String(n)], { env: r.env, encoding: 'utf8' });
+      expect(w.status, w.stderr).toBe(0);
+    };
+    write(a, 'session-of-a');
+    write(a, 'session-both'); // a's transcript: uuid session-both-0
+    expect(a.gitResult(['push', '-q', 'origin', 'main']).status).toBe(0);
+    write(b, 'session-of-b');
+    write(b, 'session-both', 2); // b's own, different transcript (ends with uuid session-both-1): neither extends the other
+    expect(b.gitResult(['fetch', '-q']).status).toBe(0);
+    const localBefore = sha(b, META);
+    const e = b.entire(['explain', '--checkpoint', shared, '--json']);
+    expect(e.status, e.stderr).toBe(0);
+    const doc = JSON.parse(e.stdout) as { sessions: { session_id: string; index: number }[] };
+    expect(doc.sessions.map((s) => s.session_id).sort()).toEqual(['session-both', 'session-of-a', 'session-of-b']);
+    const raw = b.entire(['explain', '--checkpoint', shared, '--session', 'session-both', '--raw-transcript']);
+    expect(raw.status, raw.stderr).toBe(0);
+    expect(raw.stdout).toContain('session-both-1');
+    expect(raw.stdout).not.toContain('session-both-0');
+    const other = b.entire(['explain', '--checkpoint', shared, '--session', 'session-of-a', '--raw-transcript']);
+    expect(other.status, other.stderr).toBe(0);
+    expect(other.stdout).toContain('session-of-a-0');
+    expect(sha(b, META)).toBe(localBefore);
   });
 });
 
