@@ -382,7 +382,15 @@ export async function readCheckpoint(repo: Repo, id: string, scope: ReadScope = 
   assertCheckpointId(id);
   let view: CheckpointView | null = null;
   let grew = false;
+  const seenDirs = new Set<string>();
   for (const src of await scopeSources(repo, scope)) {
+    // a copy whose checkpoint directory is the very tree already read adds nothing (the usual
+    // case: the tracking ref is where our last push left it); looked up in-process
+    const dirOid = repo.objects.treeEntry(src.tip, shardPath(id))?.oid;
+    if (dirOid !== undefined) {
+      if (seenDirs.has(dirOid)) continue;
+      seenDirs.add(dirOid);
+    }
     const other = await viewAt(repo, src.tip, id);
     if (!other) continue;
     if (!view) {
