@@ -191,6 +191,20 @@ describe('a remote-tracking ref is never trusted to skip a push (E3)', () => {
   });
 });
 
+describe('a push to a URL rather than a remote name', () => {
+  it('merges a diverged remote and pushes, with no tracking ref to update', () => {
+    const remote = bareRemote();
+    const a = enabled(clone(remote, 'a'));
+    const b = enabled(clone(remote, 'b'));
+    const idA = checkpointedCommit(a, 'feature-a', 'a.txt');
+    expect(a.gitResult(['push', '-q', 'origin', 'feature-a']).status).toBe(0);
+    const idB = checkpointedCommit(b, 'feature-b', 'b.txt');
+    const p = b.gitResult(['push', '-q', remote.dir, 'feature-b']);
+    expect(p.status, p.stderr).toBe(0);
+    expect(checkpointsOn(remote)).toEqual([idA, idB].sort());
+  });
+});
+
 describe('checkpoint_remote (E5)', () => {
   it('checkpoints go only to the checkpoint remote; the code remote holds no checkpoint object; teammates read from it', () => {
     const origin = bareRemote();
