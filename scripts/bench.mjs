@@ -20,7 +20,7 @@ const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 10));
  */
 const WARMUP = 4;
 const QUICK = process.env.BENCH_QUICK === '1'; // smaller transcripts, for trying the script
-// BENCH_ONLY=hooks,history,…: only these groups (commit, hooks, history, include, stop, agents, redact, explain, store, sessionlog)
+// BENCH_ONLY=hooks,history,…: only these groups (commit, hooks, history, include, stop, agents, redact, explain, store, sessionlog, teams)
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 const want = (group) => ONLY.size === 0 || ONLY.has(group);
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'entire-bench-')));
@@ -457,6 +457,17 @@ if (plain && want('sessionlog')) try {
   }
 } catch (e) {
   rows.push({ label: 'sessionlog 0.1.0 post-commit', ms: NaN, ratio: NaN, extra: `not measured: ${e.message}` });
+}
+
+// ------------------------------------------------------------------ team sync (issue 18)
+if (want('teams')) try {
+  note('team sync: 20 clones pushing at once; pre-push with 50 new checkpoints');
+  const { benchTeams } = await import('./bench-teams.mjs');
+  const t = await benchTeams({ root, cli, base, env, runs: QUICK ? 3 : 5 });
+  row(`team push round: ${t.clones} clones at once, 3 checkpoints each`, t.roundMs, `one round (wall time); ${t.landed}/${t.named} checkpoints on the remote, ${t.pushesOk}/${t.clones} pushes ok`);
+  row(`pre-push with ${t.overheadCheckpoints} new checkpoints (metadata push overhead)`, t.overheadMs, `median of ${t.overheadRuns}; target < 1000 ms`);
+} catch (e) {
+  rows.push({ label: 'team sync', ms: NaN, ratio: NaN, extra: `not measured: ${e.message}` });
 }
 
 // ------------------------------------------------------------------ report

@@ -375,7 +375,7 @@ class Doctor {
       if (res !== 'ok') return { ok: false, detail: 'the branch moved meanwhile; run `entire doctor` again' };
       parts.push(`reset to ${plan.base.oid.slice(0, 7)}`);
       await pruneReflog(repo, METADATA_REF, plan.base.oid).catch((e: unknown) => this.ctx.log.warn('doctor could not prune a reflog', { error: e }));
-      const { mergeInto } = await import('../sync/push.js');
+      const { mergeInto } = await import('../sync/merge-into.js');
       for (const m of plan.merges) {
         try {
           await mergeInto(this.ctx, m.oid);

@@ -14,11 +14,9 @@ import { EntireError, isEntireError } from '../errors.js';
 import { openRepo, headCommit, currentBranch, revParse, type Repo } from '../git/repo.js';
 import { runGit } from '../git/exec.js';
 import { allCheckpointIds } from '../checkpoint/trailers.js';
-import { shardPath } from '../checkpoint/id.js';
 import { agentForStoredData, recognizeTranscript } from '../agents/registry.js';
 import { decodePromptFile, collapsePrompt } from '../checkpoint/prompts.js';
 import { addUsage, type TokenUsage } from '../checkpoint/metadata.js';
-import { metadataTipForRead } from '../store/branch.js';
 import { readBlob } from '../store/tree.js';
 import {
   checkpointExists,
@@ -134,28 +132,24 @@ interface SessionInfo {
   prompts: string[];
 }
 
-function slotDir(id: string, view: CommittedSessionView): string {
-  return view.slot < 0 ? shardPath(id) : `${shardPath(id)}/${view.slot}`;
-}
-
 /** SPEC §2.7: the slot's `agent`, else the agent its transcript recognisably comes from, else `Agent` (§2.10). */
-async function sessionAgent(repo: Repo, tip: string, id: string, view: CommittedSessionView): Promise<string> {
+async function sessionAgent(repo: Repo, view: CommittedSessionView): Promise<string> {
   if (view.metadata.agent) return view.metadata.agent;
   const name = view.files.includes('full.jsonl') ? 'full.jsonl' : view.files.includes('full.log') ? 'full.log' : null;
   if (name) {
-    const blob = await readBlob(repo, tip, `${slotDir(id, view)}/${name}`);
+    const blob = await readBlob(repo, view.tip, `${view.dir}/${name}`);
     const found = blob && blob.length > 0 ? await recognizeTranscript(blob.toString('utf8')) : undefined;
     if (found) return found.displayName;
   }
   return 'Agent';
 }
 
-async function sessionInfos(repo: Repo, tip: string, cp: CheckpointView): Promise<SessionInfo[]> {
+async function sessionInfos(repo: Repo, cp: CheckpointView): Promise<SessionInfo[]> {
   return Promise.all(
     cp.sessions.map(async (view): Promise<SessionInfo> => {
       const [agent, promptBlob] = await Promise.all([
-        sessionAgent(repo, tip, cp.checkpointId, view),
-        view.files.includes('prompt.txt') ? readBlob(repo, tip, `${slotDir(cp.checkpointId, view)}/prompt.txt`) : Promise.resolve(null),
+        sessionAgent(repo, view),
+        view.files.includes('prompt.txt') ? readBlob(repo, view.tip, `${view.dir}/prompt.txt`) : Promise.resolve(null),
       ]);
       return { view, index: Math.max(0, view.slot), agent, prompts: promptBlob ? decodePromptFile(promptBlob.toString('utf8')) : [] };
     }),
@@ -167,13 +161,12 @@ interface LoadedCheckpoint {
   sessions: SessionInfo[];
 }
 
-async function loadCheckpoint(repo: Repo, tip: string | null, id: string, io: Io): Promise<LoadedCheckpoint | null> {
-  if (!tip) return null;
+async function loadCheckpoint(repo: Repo, id: string, io: Io): Promise<LoadedCheckpoint | null> {
   const cp = await readCheckpoint(repo, id);
   if (!cp) return null;
   // slots that fail the checks are left out with one warning; the rest show (SPEC-2 §A.2)
   if (cp.skipped.length > 0) io.err(`[entire] Warning: checkpoint ${id}: skipped ${cp.skipped.join('; ')}`);
-  return { cp, sessions: await sessionInfos(repo, tip, cp) };
+  return { cp, sessions: await sessionInfos(repo, cp) };
 }
 
 /** For listings: a checkpoint whose metadata cannot be parsed is reported and skipped, not fatal. */
@@ -253,7 +246,6 @@ export async function runExplain(cwd: string, opts: ExplainOptions, io: Io): Pro
 
 async function explainList(repo: Repo, opts: ExplainOptions, io: Io): Promise<void> {
   const history = await firstParentHistory(repo, DEFAULT_LIST_COMMITS);
-  const tip = await metadataTipForRead(repo);
   const seen = new Set<string>();
   const wanted: { id: string; row: CommitRow }[] = [];
   for (const row of history) {
@@ -263,7 +255,7 @@ async function explainList(repo: Repo, opts: ExplainOptions, io: Io): Promise<vo
       wanted.push({ id, row });
     }
   }
-  const loaded = await Promise.all(wanted.map(async (w) => ({ w, l: await tryLoad(io, w.id, () => loadCheckpoint(repo, tip, w.id, io)) })));
+  const loaded = await Promise.all(wanted.map(async (w) => ({ w, l: await tryLoad(io, w.id, () => loadCheckpoint(repo, w.id, io)) })));
   const items: ListItemJson[] = [];
   for (const { w, l } of loaded) {
     // a trailer whose checkpoint is missing is `doctor`'s business (dangling-trailer)
@@ -306,14 +298,13 @@ function sessionMatches(sid: string, q: string): boolean {
 }
 
 async function explainSession(repo: Repo, q: string, opts: ExplainOptions, io: Io): Promise<void> {
-  const tip = await metadataTipForRead(repo);
-  const all = tip ? await listCheckpoints(repo) : [];
+  const all = await listCheckpoints(repo);
   // match on the slots' metadata first; prompts and agents are read only for the hits
   const views = await Promise.all(all.map((c) => tryLoad(io, c.checkpointId, () => readCheckpoint(repo, c.checkpointId))));
   const hits = views.filter(
     (v): v is CheckpointView => v !== null && v.sessions.some((s) => sessionMatches(s.metadata.session_id, q)),
   );
-  const loaded: LoadedCheckpoint[] = await Promise.all(hits.map(async (cp) => ({ cp, sessions: await sessionInfos(repo, tip!, cp) })));
+  const loaded: LoadedCheckpoint[] = await Promise.all(hits.map(async (cp) => ({ cp, sessions: await sessionInfos(repo, cp) })));
   if (loaded.length === 0) throw new EntireError('SESSION_NOT_FOUND', `no checkpoints found for session ${q}`);
   const history = await firstParentHistory(repo, AUTHOR_SEARCH_COMMITS);
   const linkedAt = new Map<string, { row: CommitRow; order: number }>();
@@ -381,14 +372,13 @@ async function explainCommit(repo: Repo, rev: string, opts: ExplainOptions, io: 
   const subject = commit.subject;
   const row = { sha, subject, date: commit.date };
   const ids = commit.ids;
-  const tip = await metadataTipForRead(repo);
   const loaded: LoadedCheckpoint[] = [];
   const missing: string[] = [];
   let corrupt = 0;
   for (const id of ids) {
     let l: LoadedCheckpoint | null;
     try {
-      l = await loadCheckpoint(repo, tip, id, io);
+      l = await loadCheckpoint(repo, id, io);
     } catch (e) {
       // one corrupt checkpoint (someone else's data) costs one warning, not the others (SPEC-2 A15)
       if (!isEntireError(e, 'CORRUPT_METADATA') || ids.length === 1) throw e;
@@ -511,8 +501,7 @@ function plainUsage(u: TokenUsage | undefined): TokenUsage | null {
 
 async function explainCheckpoint(repo: Repo, q: string, opts: ExplainOptions, io: Io): Promise<void> {
   const id = await resolveCheckpointId(repo, q);
-  const tip = await metadataTipForRead(repo);
-  const l = await loadCheckpoint(repo, tip, id, io);
+  const l = await loadCheckpoint(repo, id, io);
   if (!l) throw new EntireError('CHECKPOINT_NOT_FOUND', `checkpoint not found: ${q}`);
   if (opts.rawTranscript) {
     await printRawTranscript(repo, l, opts.session, io);

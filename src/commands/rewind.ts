@@ -18,12 +18,10 @@ import { workTreeStatus } from '../git/status.js';
 import { readCommit, readBlob } from '../store/tree.js';
 import { readShadowTranscript } from '../store/shadow.js';
 import { readCheckpoint, readSessionContent } from '../store/committed.js';
-import { metadataTipForRead } from '../store/branch.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
 import { allCheckpointIds } from '../checkpoint/trailers.js';
 import { parseTrailerValues } from '../checkpoint/messages.js';
 import { decodePromptFile, collapsePrompt } from '../checkpoint/prompts.js';
-import { shardPath } from '../checkpoint/id.js';
 import { encodeJson } from '../checkpoint/json.js';
 import { listStates, updateState } from '../session/store.js';
 import type { SessionState } from '../session/state.js';
@@ -120,8 +118,6 @@ async function stepPoints(repo: Repo, branch: string): Promise<RewindPoint[]> {
 }
 
 async function logsOnlyPoints(repo: Repo): Promise<RewindPoint[]> {
-  const tip = await metadataTipForRead(repo);
-  if (!tip) return [];
   const out: RewindPoint[] = [];
   for (const c of await firstParentCommits(repo, 'HEAD', SCAN_LIMIT)) {
     for (const id of allCheckpointIds(c.message)) {
@@ -142,8 +138,7 @@ async function logsOnlyPoints(repo: Repo): Promise<RewindPoint[]> {
       };
       if (latest.metadata.tool_use_id) p.tool_use_id = latest.metadata.tool_use_id;
       if (latest.metadata.session_id) p.session_id = latest.metadata.session_id;
-      const dir = latest.slot < 0 ? shardPath(id) : `${shardPath(id)}/${latest.slot}`;
-      const prompts = await readBlob(repo, tip, `${dir}/prompt.txt`);
+      const prompts = await readBlob(repo, latest.tip, `${latest.dir}/prompt.txt`);
       const first = prompts ? decodePromptFile(prompts.toString('utf8'))[0] : undefined;
       if (first) p.session_prompt = collapsePrompt(first, 100);
       out.push(p);

@@ -13,6 +13,7 @@ import { loadSettings, isEnabled, strategyWarning, DEFAULT_STRATEGY, type Settin
 import { hookStates, type GitHookName, type HookState } from '../install/git-hooks.js';
 import { listStates } from '../session/store.js';
 import { isLiveState, type SessionState } from '../session/state.js';
+import { syncState, syncLines, type SyncStateJson } from '../sync/state.js';
 import { agentLabel, inThisWorktree, timeAgo, type Io } from './common.js';
 import { agentTrustGaps } from './agent-trust.js';
 
@@ -46,6 +47,8 @@ export interface StatusJson {
   sessions: StatusSessionJson[];
   /** Installed agent hooks the agent will not run yet (SPEC-2 §C.1); absent when there are none. */
   agent_hooks_untrusted?: { agent: string; detail: string }[];
+  /** SPEC-2 §E: where checkpoints are pushed and how far ahead/behind each checkpoint remote (an addition to v1 §8.3). */
+  checkpoint_sync?: SyncStateJson;
 }
 
 export const NOT_A_REPO_LINE = '✕ not a git repository';
@@ -122,6 +125,7 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
       sessions: sessions.map((s) => sessionJson(s, repo, branch)),
     };
     if (gaps.length > 0) doc.agent_hooks_untrusted = gaps.flatMap((g) => g.lines.map((l) => ({ agent: g.agent, detail: l.replace(/^!\s*/, '') })));
+    if (loaded.configured) doc.checkpoint_sync = await syncState(repo, loaded.settings);
     io.raw(encodeJson(doc));
     return;
   }
@@ -140,6 +144,7 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
       .join(', ');
     io.out(`  Git hooks (${repo.hooksDir}): ${hookList}`);
   }
+  for (const l of syncLines(await syncState(repo, loaded.settings))) io.out(l);
   io.out();
   if (sessions.length === 0) {
     io.out('No active sessions.');

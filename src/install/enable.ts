@@ -19,6 +19,27 @@ import {
   localSettingsPath,
 } from '../settings/settings.js';
 import { ensureMetadataBranch } from '../store/branch.js';
+import { resolveCheckpointRemote } from './checkpoint-remote.js';
+import { ensureFetchRefspecs, listRemotes } from './fetch-refspecs.js';
+import { checkpointRemoteSetting } from '../sync/checkpoint-remote.js';
+import type { EntireSettings } from '../settings/settings.js';
+
+/**
+ * SPEC-2 §E.4: fetch refspecs on the checkpoint remote when one is set, else
+ * on every remote, so `git fetch` brings teammates' checkpoints.
+ */
+async function fetchRefspecLines(repo: Repo, settings: EntireSettings): Promise<string[]> {
+  const cr = checkpointRemoteSetting(settings);
+  const all = await listRemotes(repo);
+  const remotes = cr.kind === 'unset' ? all : cr.kind === 'remote' && all.includes(cr.name) ? [cr.name] : [];
+  const lines: string[] = [];
+  if (cr.kind === 'remote' && !all.includes(cr.name)) {
+    lines.push(`! Checkpoint remote ${cr.name} is not configured here: checkpoints stay local until you run git remote add ${cr.name} <url>`);
+  }
+  const changed = await ensureFetchRefspecs(repo, remotes);
+  if (changed.length > 0) lines.push(`✓ git fetch brings checkpoints from ${changed.join(', ')}`);
+  return lines;
+}
 
 /**
  * The directory of the package this process runs from (bin/, dist/, hooks/). Installed hooks
@@ -68,6 +89,8 @@ export interface EnableOptions {
   skipPushSessions?: boolean;
   /** Grant the agent's own trust/approval of our hooks (SPEC-2 §C.1), after a terminal confirmation. */
   approveAgentHooks?: boolean;
+  /** A remote name or URL: checkpoints are pushed only there (SPEC-2 §E.5). */
+  checkpointRemote?: string;
 }
 
 /** The adapter for `key`; an unknown key fails with one line naming the known agents (the registry's error). */
@@ -100,6 +123,11 @@ export async function enable(cwd: string, o: EnableOptions): Promise<string[]> {
     for (const w of before.warnings) err(w);
     const patch: Parameters<typeof saveSettings>[2] = { strategy: 'manual-commit', enabled: true };
     if (o.skipPushSessions) patch.strategy_options = { push_sessions: false };
+    if (o.checkpointRemote !== undefined) {
+      const cr = await resolveCheckpointRemote(repo, o.checkpointRemote);
+      patch.strategy_options = { ...patch.strategy_options, checkpoint_remote: cr.name };
+      if (cr.added) lines.push(`✓ Added git remote ${cr.name} (${o.checkpointRemote}) for checkpoints`);
+    }
     saveSettings(repo.root, target, patch);
     // after enable, Entire is enabled: clear a disabling value in the other file too
     const after = loadSettings(repo.root);
@@ -117,6 +145,7 @@ export async function enable(cwd: string, o: EnableOptions): Promise<string[]> {
     if (o.approveAgentHooks) lines.push(...(await approveAgentHooks(adapter, repo.root)));
     lines.push(...((await adapter.enableNotes?.(repo.root, process.env)) ?? []));
     await ensureMetadataBranch(repo);
+    lines.push(...(await fetchRefspecLines(repo, after.settings)));
     lines.push(`✓ Project configured (${relative(repo.root, target)})`);
     lines.push('Ready.');
     return lines;

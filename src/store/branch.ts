@@ -381,18 +381,13 @@ export async function ensureMetadataBranch(repo: Repo): Promise<string> {
 }
 
 /**
- * The metadata branch tip for reading: local, else the remote-tracking ref.
- * A ref naming a commit (or a root tree) that is missing from the object
- * store is passed over (SPEC-2 §A.11, §E.3): readers see the tracking data,
- * `entire doctor` reports the ref. The tree read here is the one readers read
- * next, so it costs nothing extra in the common case.
+ * A metadata branch tip for reading: local, else the first readable
+ * remote-tracking copy (src/store/sources.ts). A ref naming a commit (or a
+ * root tree) that is missing is passed over (SPEC-2 §A.11, §E.3): `entire
+ * doctor` reports the ref. Readers of checkpoints use the union of all
+ * sources (store/committed.ts); this answers "is there any branch at all".
  */
 export async function metadataTipForRead(repo: Repo): Promise<string | null> {
-  for (const ref of [METADATA_REF, METADATA_REMOTE_REF]) {
-    const c = await readCommit(repo, ref).catch(() => null);
-    if (!c) continue;
-    const tree = await repo.objects.read(c.tree).catch(() => null);
-    if (tree && tree.type === 'tree') return c.oid;
-  }
-  return null;
+  const { metadataSources } = await import('./sources.js');
+  return (await metadataSources(repo))[0]?.tip ?? null;
 }

@@ -9,7 +9,9 @@ import type { Repo } from '../git/repo.js';
 import { blobOid } from '../git/objects.js';
 import type { TreeChange } from '../git/fastimport.js';
 import { assertCheckpointId, isCheckpointId, shardPath } from '../checkpoint/id.js';
-import { METADATA_REF, METADATA_REMOTE_REF } from '../checkpoint/shadow.js';
+import { METADATA_REF } from '../checkpoint/shadow.js';
+import { metadataSources, readerSources, sourceRefs, type MetadataSource } from './sources.js';
+import { slotStrictlyExtends } from '../sync/merge.js';
 import { condenseMessage, finalizeMessage, STRATEGY } from '../checkpoint/messages.js';
 import {
   decodeRootMetadata,
@@ -24,7 +26,7 @@ import { chunkJsonlSource, joinTranscriptChunks, orderedChunkNames, looksLikeJso
 import { ByteSource } from '../byte-source.js';
 import { decodePromptFile } from '../checkpoint/prompts.js';
 import { CLI_VERSION } from '../version.js';
-import { casWrite, ensureMetadataBranch, metadataTipForRead } from './branch.js';
+import { casWrite, ensureMetadataBranch } from './branch.js';
 import { readBlob, readDir, readTreeByOid, subdirs, files as fileEntries } from './tree.js';
 import { PreRedacted, type TranscriptInput, type BlobRef } from './content.js';
 import type { TreeEntry } from '../git/objects.js';
@@ -110,6 +112,8 @@ interface CheckpointDir {
   slots: SlotInfo[];
   /** Slots left out, and why (a session id failing SPEC-2 §A.2, metadata that is not an object). */
   skipped: string[];
+  /** Each kept slot's tree id. */
+  slotOids: Map<number, string>;
 }
 
 function parseJson(buf: Buffer, path: string): unknown {
@@ -157,7 +161,8 @@ async function loadCheckpointDir(repo: Repo, commit: string, id: string): Promis
       return { slot: Number(e.name), sessionId: metadata.session_id, metadata, files };
     }),
   );
-  return { shard, entries, root, slots: slots.filter((s): s is SlotInfo => s !== null), skipped };
+  const slotOids = new Map(numeric.map((e) => [Number(e.name), e.oid]));
+  return { shard, entries, root, slots: slots.filter((s): s is SlotInfo => s !== null), skipped, slotOids };
 }
 
 // ------------------------------------------------------------------ writing
@@ -300,9 +305,15 @@ export async function updateCommittedSession(repo: Repo, u: SessionUpdate): Prom
 // ------------------------------------------------------------------ reading
 
 export interface CommittedSessionView {
+  /** The slot number shown (a union's sessions from other sources follow the local ones). */
   slot: number;
   metadata: SessionMetadata;
   files: string[];
+  /** Where its files are read: the source commit and the slot's directory in it (SPEC-2 §E.1). */
+  tip: string;
+  dir: string;
+  /** The slot's tree id (equal ids: the same slot in two sources). */
+  oid: string;
 }
 
 export interface CheckpointView {
@@ -319,19 +330,19 @@ export interface CheckpointView {
  * `metadata.json`, numerically; a root without sessions is one session.
  */
 async function sessionsOf(repo: Repo, commit: string, id: string, dir: CheckpointDir): Promise<CommittedSessionView[]> {
-  if (dir.slots.length > 0) return dir.slots.map((s) => ({ slot: s.slot, metadata: s.metadata, files: s.files }));
+  if (dir.slots.length > 0) {
+    return dir.slots.map((s) => ({ slot: s.slot, metadata: s.metadata, files: s.files, tip: commit, dir: `${dir.shard}/${s.slot}`, oid: dir.slotOids.get(s.slot) ?? '' }));
+  }
   // legacy: the checkpoint dir itself holds one session
   const md = await readBlob(repo, commit, `${dir.shard}/metadata.json`);
   if (!md) return [];
   const metadata = decodeSessionMetadata(parseJson(md, `${dir.shard}/metadata.json`), id);
   if (sessionIdProblem(metadata.session_id) !== null) return [];
-  return [{ slot: -1, metadata, files: fileEntries(dir.entries).map((e) => e.name) }];
+  return [{ slot: -1, metadata, files: fileEntries(dir.entries).map((e) => e.name), tip: commit, dir: dir.shard, oid: '' }];
 }
 
-export async function readCheckpoint(repo: Repo, id: string): Promise<CheckpointView | null> {
-  assertCheckpointId(id);
-  const tip = await metadataTipForRead(repo);
-  if (!tip) return null;
+/** One source's view of checkpoint `id`, or null when that source lacks it. */
+async function viewAt(repo: Repo, tip: string, id: string): Promise<CheckpointView | null> {
   const dir = await loadCheckpointDir(repo, tip, id);
   if (!dir) return null;
   const sessions = await sessionsOf(repo, tip, id, dir);
@@ -343,6 +354,82 @@ export async function readCheckpoint(repo: Repo, id: string): Promise<Checkpoint
     sessions: [],
   };
   return { checkpointId: id, root, sessions, skipped: dir.skipped };
+}
+
+export interface ReadScope {
+  /**
+   * Writers asking about their own data (finalize, pending work): the local
+   * branch, else (no readable local branch) the first tracking copy. Readers
+   * (the default) see the union of SPEC-2 §E.1.
+   */
+  localOnly?: boolean;
+}
+
+async function scopeSources(repo: Repo, scope: ReadScope): Promise<MetadataSource[]> {
+  if (scope.localOnly) return (await metadataSources(repo)).slice(0, 1);
+  return readerSources(repo);
+}
+
+/**
+ * Checkpoint `id` as readers see it (SPEC-2 §E.1): local ∪ tracking copies,
+ * each filtered by the accepted layout (SPEC-2 §A.7). Sessions match by
+ * session id: the local slot wins unless the other copy strictly extends its
+ * transcript (its content hash verifying), in which case the transcript,
+ * prompts and context are read from there (metadata stays local); other
+ * sessions all show, numbered after the local ones.
+ */
+export async function readCheckpoint(repo: Repo, id: string, scope: ReadScope = {}): Promise<CheckpointView | null> {
+  assertCheckpointId(id);
+  let view: CheckpointView | null = null;
+  let grew = false;
+  const seenDirs = new Set<string>();
+  for (const src of await scopeSources(repo, scope)) {
+    // a copy whose checkpoint directory is the very tree already read adds nothing (the usual
+    // case: the tracking ref is where our last push left it); looked up in-process
+    const dirOid = repo.objects.treeEntry(src.tip, shardPath(id))?.oid;
+    if (dirOid !== undefined) {
+      if (seenDirs.has(dirOid)) continue;
+      seenDirs.add(dirOid);
+    }
+    const other = await viewAt(repo, src.tip, id);
+    if (!other) continue;
+    if (!view) {
+      view = other;
+      continue;
+    }
+    view.skipped.push(...other.skipped.filter((x) => !view!.skipped.includes(x)));
+    let next = view.sessions.reduce((m, s) => Math.max(m, s.slot), -1) + 1;
+    for (const s of other.sessions) {
+      const i = view.sessions.findIndex((x) => x.metadata.session_id === s.metadata.session_id);
+      if (i < 0) {
+        view.sessions.push({ ...s, slot: next++ });
+        grew = true;
+        continue;
+      }
+      const mine = view.sessions[i]!;
+      if (mine.oid === s.oid || s.slot < 0 || mine.slot < 0) continue;
+      if (await slotStrictlyExtends(repo, id, mine.oid, s.oid)) {
+        view.sessions[i] = { ...mine, files: s.files, tip: s.tip, dir: s.dir, oid: s.oid };
+      }
+    }
+  }
+  if (view && grew) view.root = unionRoot(view);
+  return view;
+}
+
+/** The root summary of a union view, aggregated as a merge would write it. */
+function unionRoot(view: CheckpointView): RootMetadata {
+  const id = view.checkpointId;
+  const text = aggregateRoot({
+    checkpointId: id,
+    shard: shardPath(id),
+    cliVersion: view.root.cli_version ?? CLI_VERSION,
+    strategy: view.root.strategy ?? STRATEGY,
+    branch: view.root.branch,
+    slots: view.sessions.filter((s) => s.slot >= 0).map((s) => ({ slot: s.slot, sessionId: s.metadata.session_id, metadata: s.metadata, files: s.files })),
+    previous: view.root,
+  });
+  return decodeRootMetadata(JSON.parse(text), id);
 }
 
 export interface SessionContent {
@@ -357,8 +444,8 @@ export interface SessionContent {
 }
 
 /** One session's content, by slot number or session id. */
-export async function readSessionContent(repo: Repo, id: string, which: { slot?: number; sessionId?: string }): Promise<SessionContent> {
-  const view = await readCheckpoint(repo, id);
+export async function readSessionContent(repo: Repo, id: string, which: { slot?: number; sessionId?: string }, scope: ReadScope = {}): Promise<SessionContent> {
+  const view = await readCheckpoint(repo, id, scope);
   if (!view) throw new EntireError('CHECKPOINT_NOT_FOUND', `checkpoint ${id} not found`);
   const s =
     which.sessionId !== undefined
@@ -369,8 +456,8 @@ export async function readSessionContent(repo: Repo, id: string, which: { slot?:
     if (which.sessionId !== undefined) throw new EntireError('SESSION_NOT_FOUND', `session ${which.sessionId} not in checkpoint ${id}`);
     throw new EntireError('INVALID_SLOT', `checkpoint ${id} has no session slot ${which.slot} (it has ${view.sessions.length})`);
   }
-  const tip = (await metadataTipForRead(repo))!;
-  const dirPath = s.slot < 0 ? shardPath(id) : `${shardPath(id)}/${s.slot}`;
+  const tip = s.tip;
+  const dirPath = s.dir;
   const chunks: Buffer[] = [];
   for (const n of orderedChunkNames(s.files)) {
     const b = await readBlob(repo, tip, `${dirPath}/${n}`);
@@ -406,50 +493,53 @@ export interface CheckpointListItem {
   error?: string;
 }
 
-/** Every checkpoint on the branch (root summaries only; pipelined reads). */
+/** Every checkpoint in the union of sources (root summaries only, from the first source holding each; pipelined reads). */
 export async function listCheckpoints(repo: Repo): Promise<CheckpointListItem[]> {
-  const tip = await metadataTipForRead(repo);
-  if (!tip) return [];
-  const rootEntries = (await readDir(repo, tip, '')) ?? [];
-  const shards = subdirs(rootEntries).filter((e) => /^[0-9a-f]{2}$/.test(e.name));
-  const shardLists = await Promise.all(shards.map(async (s) => ({ s, list: (await readTreeByOid(repo, s.oid)) ?? [] })));
-  const items: Promise<CheckpointListItem>[] = [];
-  for (const { s, list } of shardLists) {
-    for (const e of subdirs(list)) {
-      const id = s.name + e.name;
-      if (!isCheckpointId(id)) continue;
-      items.push(
-        (async (): Promise<CheckpointListItem> => {
-          const md = await repo.objects.read(`${tip}:${s.name}/${e.name}/metadata.json`);
-          if (!md) return { checkpointId: id, root: null };
-          try {
-            return { checkpointId: id, root: decodeRootMetadata(JSON.parse(md.data.toString('utf8')), id) };
-          } catch {
-            return { checkpointId: id, root: null, error: `corrupt metadata.json at ${s.name}/${e.name}/metadata.json` };
-          }
-        })(),
-      );
+  const byId = new Map<string, Promise<CheckpointListItem>>();
+  for (const { tip } of await readerSources(repo)) {
+    const rootEntries = (await readDir(repo, tip, '')) ?? [];
+    const shards = subdirs(rootEntries).filter((e) => /^[0-9a-f]{2}$/.test(e.name));
+    const shardLists = await Promise.all(shards.map(async (s) => ({ s, list: (await readTreeByOid(repo, s.oid)) ?? [] })));
+    for (const { s, list } of shardLists) {
+      for (const e of subdirs(list)) {
+        const id = s.name + e.name;
+        if (!isCheckpointId(id) || byId.has(id)) continue;
+        byId.set(
+          id,
+          (async (): Promise<CheckpointListItem> => {
+            const md = await repo.objects.read(`${tip}:${s.name}/${e.name}/metadata.json`);
+            if (!md) return { checkpointId: id, root: null };
+            try {
+              return { checkpointId: id, root: decodeRootMetadata(JSON.parse(md.data.toString('utf8')), id) };
+            } catch {
+              return { checkpointId: id, root: null, error: `corrupt metadata.json at ${s.name}/${e.name}/metadata.json` };
+            }
+          })(),
+        );
+      }
     }
   }
-  return Promise.all(items);
+  return Promise.all(byId.values());
 }
 
-/** Does checkpoint `id` exist on the branch (local or remote-tracking)? One tree lookup. */
+/** Does checkpoint `id` exist locally or in any remote-tracking copy? One tree lookup per ref. */
 export async function checkpointExists(repo: Repo, id: string): Promise<boolean> {
   if (!isCheckpointId(id)) return false;
   // prepare-commit-msg asks this of every ID it mints: walk the trees to the shard's entry
   // in-process (its mode says enough), without reading the tip commit twice or the shard
-  // itself. Taken on either branch, local or remote-tracking, the ID is minted again.
+  // itself. Taken anywhere, local or any remote's tracking copy, the ID is minted again.
   let decided = true;
-  for (const ref of [METADATA_REF, METADATA_REMOTE_REF]) {
+  const refs = await sourceRefs(repo);
+  for (const ref of refs) {
     const e = repo.objects.treeEntry(ref, shardPath(id));
     if (e === undefined) decided = false;
     else if (e !== null && e.mode === 0o040000) return true;
   }
   if (decided) return false;
   // a ref or an object the in-process reader cannot decide: through git
-  const tip = await metadataTipForRead(repo);
-  if (!tip) return false;
-  const o = await repo.objects.read(`${tip}:${shardPath(id)}`);
-  return o !== null && o.type === 'tree';
+  for (const { tip } of await metadataSources(repo)) {
+    const o = await repo.objects.read(`${tip}:${shardPath(id)}`);
+    if (o !== null && o.type === 'tree') return true;
+  }
+  return false;
 }

@@ -43,7 +43,7 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
   const unreadable = new Set<string>();
   for (const id of ids) {
     try {
-      const view = await readCheckpoint(ctx.repo, id);
+      const view = await readCheckpoint(ctx.repo, id, { localOnly: true });
       const slot = view?.sessions.find((s) => s.metadata.session_id === state.session_id);
       if (slot) starts.set(id, slot.metadata.checkpoint_transcript_start ?? 0);
     } catch {

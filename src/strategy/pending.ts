@@ -15,7 +15,7 @@ import { describeError } from '../errors.js';
  * existence says nothing about the others (their pending work must still run).
  */
 export async function hasSessionSlot(ctx: HookContext, id: string, sid: string): Promise<boolean> {
-  const view = await readCheckpoint(ctx.repo, id).catch(() => null);
+  const view = await readCheckpoint(ctx.repo, id, { localOnly: true }).catch(() => null);
   return view !== null && view.sessions.some((s) => s.metadata.session_id === sid);
 }
 

@@ -1,12 +1,15 @@
 /**
  * SPEC §6.9 team sync on push: push `entire/checkpoints/v1` to the remote
- * being pushed; when the remote moved, fetch and merge as a tree union.
- * Never blocks the person's push (P4).
+ * being pushed, or to the checkpoint remote when one is set (SPEC-2 §E.5);
+ * when the remote moved, fetch and merge as a tree union. Never blocks the
+ * person's push (P4).
  */
 import type { HookContext } from './context.js';
 import { pushSessionsEnabled } from '../settings/settings.js';
 import { gitArgv, isDryRunPush } from '../git/argv.js';
-import { syncMetadataBranch } from '../sync/push.js';
+import { syncRefs } from '../sync/push.js';
+import { checkpointPushTarget } from '../sync/target.js';
+import { checkpointRemoteSetting } from '../sync/checkpoint-remote.js';
 import { writeStderr } from '../stderr.js';
 
 export async function prePush(ctx: HookContext, args: string[]): Promise<void> {
@@ -15,14 +18,27 @@ export async function prePush(ctx: HookContext, args: string[]): Promise<void> {
   if (!pushSessionsEnabled(ctx.settings.settings)) return;
   const argv = gitArgv();
   if (argv && isDryRunPush(argv.slice(2))) return;
-  // the person pushes the metadata branch (or everything) themselves: pushing it
-  // first here would make git's own update of that ref fail
   const args2 = argv ? argv.slice(2) : [];
-  if (args2.some((a) => a === '--all' || a === '--mirror' || a === '--branches')) {
+  const sendsAll = args2.some((a) => a === '--all' || a === '--mirror' || a === '--branches');
+  const sendsMetadata = args2.some((a) => /(^|[:+/])entire\/checkpoints\/v1$/.test(a));
+  if (sendsAll || sendsMetadata) warnIfPrivate(ctx, remote);
+  if (sendsAll) {
     // SPEC-2 §A.12: shadow branches hold the sessions' uncommitted work-tree snapshots, meant to stay local
     writeStderr('[entire] warning: this push sends every local branch, including Entire\'s shadow branches (entire/<commit>-<worktree>); push branches by name to keep them local\n');
-    return;
   }
-  if (args2.some((a) => /(^|[:+/])entire\/checkpoints\/v1$/.test(a))) return;
-  await syncMetadataBranch(ctx, remote);
+  // fails closed: a checkpoint remote that is set but unusable throws here, and nothing is pushed anywhere
+  const target = await checkpointPushTarget(ctx, remote);
+  // git pushes the branch to this very remote itself: our push first would make git's own update fail
+  if ((sendsAll || sendsMetadata) && target === remote) return;
+  await syncRefs(ctx, target);
+}
+
+/**
+ * git itself sends `entire/checkpoints/v1` in this push (named, or `--all`/`--mirror`), and a
+ * hook cannot stop it without failing the person's push: with a checkpoint remote set, say so.
+ */
+function warnIfPrivate(ctx: HookContext, remote: string): void {
+  const cr = checkpointRemoteSetting(ctx.settings.settings);
+  if (cr.kind === 'unset' || (cr.kind === 'remote' && cr.name === remote)) return;
+  writeStderr(`[entire] warning: this push sends entire/checkpoints/v1 to ${remote}, but checkpoints are meant for the checkpoint remote only (checkpoint_remote)\n`);
 }

@@ -33,7 +33,7 @@ export async function recoverStaleIntent(ctx: HookContext): Promise<void> {
       const c = await readCommit(ctx.repo, rev);
       if (!c) break;
       if (checkpointIdsInFinalBlock(c.message).includes(intent.id)) {
-        const view = await readCheckpoint(ctx.repo, intent.id).catch(() => null);
+        const view = await readCheckpoint(ctx.repo, intent.id, { localOnly: true }).catch(() => null);
         for (const [sid, files] of Object.entries(intent.sessions)) {
           if (files.length === 0) continue;
           // an amend's slot exists from the amended commit: it is rewritten either way

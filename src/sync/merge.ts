@@ -224,6 +224,21 @@ async function strictlyExtends(repo: Repo, local: SlotTree, remote: SlotTree): P
   return stored !== undefined && stored === 'sha256:' + ext.sha256;
 }
 
+/**
+ * Readers' form of the same test (SPEC-2 §E.1): does the slot tree `remoteOid`
+ * (another source's copy of checkpoint `id`) strictly extend our slot tree
+ * `localOid` for the same session?
+ */
+export async function slotStrictlyExtends(repo: Repo, id: string, localOid: string, remoteOid: string): Promise<boolean> {
+  const holder = async (oid: string): Promise<SlotTree | null> => {
+    const [s] = await slotsOf(repo, [{ name: '0', mode: '040000', oid }], id);
+    return s ?? null;
+  };
+  const [mine, theirs] = await Promise.all([holder(localOid), holder(remoteOid)]);
+  if (!mine || !theirs || mine.sessionId !== theirs.sessionId) return false;
+  return strictlyExtends(repo, mine, theirs).catch(() => false);
+}
+
 async function* one(b: Buffer): AsyncGenerator<Buffer> {
   yield b;
 }

@@ -67,8 +67,9 @@ const PUSH_POINTS = [
   'pre-push:cas-before-update-ref',
   'pre-push:cas-after-update-ref',
   'pre-push:pre-push-after-merge',
-  'pre-push:pre-push-before-push#2',
 ];
+// (pre-push asks the remote first (SPEC-2 §E.3), so a diverged remote is merged before the
+// first push: there is no second push to crash in, unless another pusher wins the race)
 
 describe('crash in pre-push while merging diverged session logs', () => {
   for (const point of PUSH_POINTS) {

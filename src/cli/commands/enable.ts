@@ -13,7 +13,8 @@ export function register(program: Command): void {
     .option('-f, --force', 'reinstall agent hooks')
     .option('--skip-push-sessions', 'do not push session logs on git push')
     .option('--approve-agent-hooks', "approve the agent hooks in the agent's own configuration, where it gates them (asks first; needs a terminal)")
-    .action(async (opts: { agent: string; local?: boolean; project?: boolean; force?: boolean; skipPushSessions?: boolean; approveAgentHooks?: boolean }) => {
+    .option('--checkpoint-remote <name|url>', 'push checkpoints only to this remote (a URL adds the remote entire-checkpoints)')
+    .action(async (opts: { agent: string; local?: boolean; project?: boolean; force?: boolean; skipPushSessions?: boolean; approveAgentHooks?: boolean; checkpointRemote?: string }) => {
       const { enable } = await import('../../install/enable.js');
       for (const line of await enable(process.cwd(), opts)) out(line);
     });
