@@ -22,6 +22,7 @@ const AGENTS: readonly Entry[] = [
   { key: 'claude-code', displayName: 'Claude Code', load: async () => (await import('./claude-code/index.js')).claudeCodeAgent },
   { key: 'gemini', displayName: 'Gemini CLI', load: async () => (await import('./gemini/index.js')).geminiAgent },
   { key: 'cursor', displayName: 'Cursor', load: async () => (await import('./cursor/index.js')).cursorAgent },
+  { key: 'copilot-cli', displayName: 'Copilot CLI', load: async () => (await import('./copilot-cli/index.js')).copilotCliAgent },
 ];
 
 const INFO: readonly AgentInfo[] = AGENTS.map(({ key, displayName }) => ({ key, displayName }));

@@ -19,16 +19,18 @@ afterEach(() => {
 });
 
 describe('registry', () => {
-  it('lists the three agents in support order', () => {
-    expect(AGENT_KEYS).toEqual(['claude-code', 'gemini', 'cursor']);
+  it('lists the agents in support order, the default first', () => {
+    expect(AGENT_KEYS.slice(0, 3)).toEqual(['claude-code', 'gemini', 'cursor']);
+    expect(AGENT_KEYS).toContain('copilot-cli');
     expect(isAgentKey('gemini')).toBe(true);
-    expect(isAgentKey('codex')).toBe(false);
+    expect(isAgentKey('bogus')).toBe(false);
   });
 
   it.each([
     ['claude-code', 'Claude Code', 'jsonl', 'jsonl', 'claude -r s1'],
     ['gemini', 'Gemini CLI', 'jsonl', 'json', 'gemini --resume s1'],
     ['cursor', 'Cursor', 'jsonl', 'jsonl', 'cursor-agent --resume s1'],
+    ['copilot-cli', 'Copilot CLI', 'jsonl', 'jsonl', 'copilot --resume=s1'],
   ] as const)('getAgent(%s) loads the adapter', async (key, name, format, legacyFormat, resume) => {
     const a = await getAgent(key);
     expect(a.key).toBe(key);
@@ -42,9 +44,9 @@ describe('registry', () => {
   });
 
   it('unknown keys throw UNKNOWN_AGENT with a clear message', async () => {
-    await expect(getAgent('codex')).rejects.toBeInstanceOf(EntireError);
-    await expect(getAgent('codex')).rejects.toMatchObject({ code: 'UNKNOWN_AGENT', message: 'Unknown agent "codex" (known agents: claude-code, gemini, cursor).' });
-    expect(() => agentInfo('x')).toThrow('Unknown agent "x" (known agents: claude-code, gemini, cursor).');
+    await expect(getAgent('bogus')).rejects.toBeInstanceOf(EntireError);
+    await expect(getAgent('bogus')).rejects.toMatchObject({ code: 'UNKNOWN_AGENT', message: `Unknown agent "bogus" (known agents: ${AGENT_KEYS.join(', ')}).` });
+    expect(() => agentInfo('x')).toThrow(`Unknown agent "x" (known agents: ${AGENT_KEYS.join(', ')}).`);
     expect(agentByDisplayName('Agent')).toBeUndefined();
   });
 
