@@ -96,6 +96,8 @@ describe('events.jsonl (SPEC-2 §C.3, C1)', () => {
       output_tokens: 30,
       api_call_count: 3,
     });
+    // a later range (the lines after a turn end, say) is not the whole session: its shutdown totals would count again
+    expect(analyzeCopilotText([answer, shutdown].join('\n'), { from: 1 }).tokenUsage.api_call_count).toBe(0);
     const onlyAnswer = analyzeCopilotText(answer);
     expect(onlyAnswer.tokenUsage).toMatchObject({ output_tokens: 12, api_call_count: 1 });
     expect(onlyAnswer.model).toBe('m2');

@@ -91,8 +91,14 @@ function editToolPath(name: unknown, args: unknown): string | undefined {
   return typeof p === 'string' && p !== '' ? p : undefined;
 }
 
-/** The analysis of records fed in order (a range of the transcript). */
+/**
+ * The analysis of records fed in order (a range of the transcript).
+ * `wholeSession`: the range starts at the first line, so the session's
+ * shutdown totals may stand for it (a later range would count earlier turns again).
+ */
 export class CopilotAnalyzer {
+  constructor(private readonly wholeSession: boolean) {}
+
   private readonly prompts: string[] = [];
   private readonly files: string[] = [];
   private readonly seen = new Set<string>();
@@ -171,8 +177,9 @@ export class CopilotAnalyzer {
     r.prompts = [...this.prompts];
     r.modifiedFiles = [...this.files];
     r.summary = this.summary;
-    // usage records are per call; without them the shutdown totals, else the answers' output counts
-    r.tokenUsage = { ...(this.recordedAny ? this.recorded : (this.shutdown ?? this.answered)) };
+    // usage records are per call; without them the shutdown totals (whole sessions only), else the answers' output counts
+    const shutdown = this.wholeSession ? this.shutdown : undefined;
+    r.tokenUsage = { ...(this.recordedAny ? this.recorded : (shutdown ?? this.answered)) };
     if (this.model !== '') r.model = this.model;
     return r;
   }

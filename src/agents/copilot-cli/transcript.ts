@@ -75,8 +75,9 @@ function feed(a: CopilotAnalyzer, text: string, line: number, from: number): voi
 /** Pure analysis of events text whose first line is transcript line `baseLine`, from line `from` on. */
 export function analyzeCopilotText(text: string, options: { from?: number; baseLine?: number } = {}): TranscriptAnalysis {
   const base = options.baseLine ?? 0;
-  const a = new CopilotAnalyzer();
-  feed(a, text, base, options.from ?? 0);
+  const from = options.from ?? 0;
+  const a = new CopilotAnalyzer(from <= 0 && base === 0);
+  feed(a, text, base, from);
   return a.result(base + countLines(text), lastIdInBuffer(Buffer.from(text, 'utf8')));
 }
 
@@ -158,7 +159,7 @@ export function analyzeCopilotFile(path: string, options: AnalyzeFileOptions = {
   const from = Math.max(0, Math.floor(options.from ?? 0));
   const o = openAt(path, options.cursor, from);
   if (o === undefined) return { analysis: emptyAnalysis(), exists: false };
-  const a = new CopilotAnalyzer();
+  const a = new CopilotAnalyzer(from === 0);
   const w = walk(path, o, (text, firstLine) => {
     if (firstLine + countLines(text) <= from) return; // a window wholly before `from` is only counted
     feed(a, text.endsWith('\n') ? text.slice(0, -1) : text, firstLine, from);
