@@ -180,6 +180,12 @@ export interface AgentAdapter {
    * agent (a folder the agent does not trust, a setting it needs). Optional; never throws.
    */
   enableNotes?(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]>;
+  /**
+   * What still stops the installed hooks from running here (a folder the agent does not trust,
+   * handlers it has not approved): one line each, saying how to grant it; [] when nothing does.
+   * `status` prints them and `doctor` reports them (`agent-hooks-untrusted`). Optional; never throws.
+   */
+  hookGaps?(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]>;
   /** Remove exactly our entries (current and legacy spellings) from every settings file we may have written. */
   uninstallHooks(repoRoot: string): HookUninstallResult;
   /** True when our turn-end hook is installed (legacy spellings count). Never throws. */

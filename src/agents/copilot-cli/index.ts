@@ -14,7 +14,7 @@ import {
   copilotTranscriptRoot,
   isCopilotEventsText,
 } from './transcript.js';
-import { copilotEnableNotes } from './trust.js';
+import { copilotEnableNotes, copilotHookGaps } from './trust.js';
 import { COPILOT_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
 
@@ -28,6 +28,7 @@ export const copilotCliAgent: AgentAdapter = {
 
   installHooks: installCopilotHooks,
   enableNotes: copilotEnableNotes,
+  hookGaps: copilotHookGaps,
   uninstallHooks: uninstallCopilotHooks,
   hooksInstalled: copilotHooksInstalled,
 
