@@ -181,11 +181,16 @@ export interface AgentAdapter {
    */
   enableNotes?(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]>;
   /**
-   * What still stops the installed hooks from running here (a folder the agent does not trust,
-   * handlers it has not approved): one line each, saying how to grant it; [] when nothing does.
-   * `status` prints them and `doctor` reports them (`agent-hooks-untrusted`). Optional; never throws.
+   * What keeps our installed hooks from running when the agent gates them behind trust or
+   * approval (SPEC-2 §C.1), one `! …` line each saying how to grant it; [] when nothing does.
+   * `status` and `doctor` (`agent-hooks-untrusted`) report them. Optional; bounded; never throws.
    */
-  hookGaps?(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]>;
+  hookTrustGaps?(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]>;
+  /**
+   * `enable --approve-agent-hooks`, after a terminal confirmation: grant what `hookTrustGaps`
+   * reports in the agent's own configuration, nothing else. Returns the lines to print.
+   */
+  approveHooks?(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]>;
   /** Remove exactly our entries (current and legacy spellings) from every settings file we may have written. */
   uninstallHooks(repoRoot: string): HookUninstallResult;
   /** True when our turn-end hook is installed (legacy spellings count). Never throws. */

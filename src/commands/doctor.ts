@@ -71,8 +71,7 @@ export type FindingKind =
   | 'broken-shadow-ref'
   | 'stale-remote-tracking'
   | 'stale-ref-lock'
-  | 'stale-transcript-cache'
-  | 'agent-hooks-untrusted';
+  | 'stale-transcript-cache';
 
 export type FindingStatus = 'found' | 'fixed' | 'failed';
 
@@ -279,7 +278,6 @@ class Doctor {
       }
     }
     this.scanHooks();
-    await this.scanAgentHooks();
     this.scanEntireDir();
     this.scanRefLocks();
     this.scanIntent();
@@ -293,13 +291,6 @@ class Doctor {
     await this.scanSessions(states);
     await this.scanDangling(states);
     await this.scanShadowBranches(states, corrupt.length);
-  }
-
-  /** Agent hooks installed but inert (an untrusted folder, unapproved handlers): reported, never changed. */
-  private async scanAgentHooks(): Promise<void> {
-    if (!isEnabled(this.ctx.settings)) return;
-    const { agentHookGaps } = await import('../agents/hook-gaps.js');
-    for (const g of await agentHookGaps(this.repo.root)) this.add({ kind: 'agent-hooks-untrusted', subject: g.agent, detail: g.gap });
   }
 
   /** Commits no ref reaches (memoized: one `git fsck` per run), for restoring refs. */

@@ -126,8 +126,6 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
     return;
   }
   io.out(`${enabled ? 'Enabled' : 'Disabled'} (${DEFAULT_STRATEGY})`);
-  // agent hooks that are installed but would not run (SPEC-2 §C): as `enable` says
-  if (enabled) for (const g of await (await import('../agents/hook-gaps.js')).agentHookGaps(repo.root)) io.out(`! ${g.gap}`);
   if (opts.detailed) {
     if (loaded.project) io.out(settingsFileLine('Project', loaded.project));
     if (loaded.local) io.out(settingsFileLine('Local', loaded.local));

@@ -11,7 +11,7 @@ import { analyzeCopilotFile, analyzeCopilotText, copilotFilePosition, isCopilotE
 import { cleanCopilotPrompt } from '../../src/agents/copilot-cli/prompts.js';
 import { endsWithAgentStop } from '../../src/agents/copilot-cli/flush.js';
 import { copilotHooksInstalled, installCopilotHooks, uninstallCopilotHooks, COPILOT_HOOKS_FILE } from '../../src/agents/copilot-cli/hooks.js';
-import { copilotEnableNotes, copilotTrustsFolder } from '../../src/agents/copilot-cli/trust.js';
+import { copilotTrustGaps, copilotTrustsFolder } from '../../src/agents/copilot-cli/trust.js';
 import { recognizeTranscript } from '../../src/agents/registry.js';
 
 afterAll(cleanupAll);
@@ -218,7 +218,7 @@ describe('trust (SPEC-2 §C.3)', () => {
     mkdirSync(root, { recursive: true });
     const env = { HOME: home, COPILOT_HOME: join(home, 'ch') };
     expect(copilotTrustsFolder(root, env)).toBe(false);
-    const notes = await copilotEnableNotes(root, env);
+    const notes = await copilotTrustGaps(root, env);
     expect(notes).toHaveLength(1);
     expect(notes[0]).toMatch(/^! Copilot CLI runs these hooks only in a trusted folder: /);
     expect(notes[0]).toContain(root);
@@ -229,7 +229,7 @@ describe('trust (SPEC-2 §C.3)', () => {
     expect(copilotTrustsFolder(root, env)).toBe(false);
     writeFileSync(join(home, 'ch', 'config.json'), JSON.stringify({ trustedFolders: [join(home, 'work')] }));
     expect(copilotTrustsFolder(root, env)).toBe(true);
-    expect(await copilotEnableNotes(root, env)).toEqual([]);
+    expect(await copilotTrustGaps(root, env)).toEqual([]);
     writeFileSync(join(home, 'ch', 'config.json'), JSON.stringify({ trusted_folders: [root] }));
     expect(copilotTrustsFolder(root, env)).toBe(true);
   });

@@ -126,14 +126,6 @@ describe('enable --agent copilot-cli (C4)', () => {
     expect(changed).toEqual(['.github/hooks/entire.json']);
     const text = readFileSync(join(r.dir, '.github/hooks/entire.json'), 'utf8');
     expect(JSON.parse(text).hooks.agentStop).toEqual([{ type: 'command', bash: 'entire hooks copilot-cli agent-stop', timeoutSec: 30 }]);
-    // status and doctor say the same until the folder is trusted
-    const status = r.entire(['status']);
-    expect(status.stdout).toContain(`! Copilot CLI runs these hooks only in a trusted folder: start \`copilot\` in ${r.dir}`);
-    const doctor = r.entire(['doctor', '--json']);
-    const findings = (JSON.parse(doctor.stdout) as { findings: Array<Record<string, unknown>> }).findings;
-    expect(findings.filter((f) => f['kind'] === 'agent-hooks-untrusted')).toEqual([
-      expect.objectContaining({ status: 'found', detail: expect.stringContaining('Copilot CLI runs these hooks only in a trusted folder') }),
-    ]);
     const again = r.entire(['enable', '--agent', 'copilot-cli']);
     expect(again.status, again.stderr).toBe(0);
     expect(readFileSync(join(r.dir, '.github/hooks/entire.json'), 'utf8')).toBe(text);
@@ -141,8 +133,6 @@ describe('enable --agent copilot-cli (C4)', () => {
     mkdirSync(join(r.home, '.copilot'), { recursive: true });
     writeFileSync(join(r.home, '.copilot', 'config.json'), JSON.stringify({ trustedFolders: [r.dir] }));
     expect(r.entire(['enable', '--agent', 'copilot-cli']).stdout).not.toContain('trusted folder');
-    expect(r.entire(['status']).stdout).not.toContain('trusted folder');
-    expect(r.entire(['doctor', '--json']).stdout).not.toContain('agent-hooks-untrusted');
     // uninstall: ours go, the team's file stays byte-identical
     const dis = r.entire(['disable', '--uninstall', '--force']);
     expect(dis.status, dis.stderr).toBe(0);

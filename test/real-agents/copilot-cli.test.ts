@@ -34,11 +34,21 @@ describe.skipIf(only.length > 0 && !only.includes(driver.key))(`${driver.display
   const entireHookCalls = () => (existsSync(world.hookCapture) ? readFileSync(world.hookCapture, 'utf8').split('\n').filter((l) => l !== '').length : 0);
   const teamRuns = () => (existsSync(teamLog()) ? readFileSync(teamLog(), 'utf8').split('\n').filter((l) => l === 'ran').length : 0);
 
-  /** One headless run in `repo`; `trustAll` false leaves COPILOT_ALLOW_ALL out (the folder's trust then decides). */
+  /**
+   * One headless run in `repo`; `trustAll` false leaves COPILOT_ALLOW_ALL out (the folder's trust
+   * then decides). Returns once no session lock is held: hook work may outlive the agent.
+   */
   async function copilot(prompt: string, trustAll: boolean): Promise<ProcResult> {
     const env = world.env(home, driver.env(server.url, API_KEY));
     if (!trustAll) delete env['COPILOT_ALLOW_ALL'];
-    return run(driver.startArgv(cli!.bin, prompt, ''), { cwd: repo.dir, env, timeoutMs: 120_000 });
+    const res = await run(driver.startArgv(cli!.bin, prompt, ''), { cwd: repo.dir, env, timeoutMs: 120_000 });
+    const locks = join(repo.dir, '.git', 'entire-sessions');
+    const held = () => (existsSync(locks) ? readdirSync(locks).filter((n) => n.endsWith('.lock')) : []);
+    for (const deadline = Date.now() + 60_000; held().length > 0; ) {
+      if (Date.now() > deadline) throw new Error(`session locks still held: ${held().join(', ')}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return res;
   }
 
   let firstEnable = '';

@@ -14,7 +14,7 @@ import {
   copilotTranscriptRoot,
   isCopilotEventsText,
 } from './transcript.js';
-import { copilotEnableNotes, copilotHookGaps } from './trust.js';
+import { copilotTrustGaps } from './trust.js';
 import { COPILOT_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
 
@@ -27,8 +27,8 @@ export const copilotCliAgent: AgentAdapter = {
   configDirs: ['.github/hooks/'],
 
   installHooks: installCopilotHooks,
-  enableNotes: copilotEnableNotes,
-  hookGaps: copilotHookGaps,
+  enableNotes: copilotTrustGaps,
+  hookTrustGaps: copilotTrustGaps,
   uninstallHooks: uninstallCopilotHooks,
   hooksInstalled: copilotHooksInstalled,
 

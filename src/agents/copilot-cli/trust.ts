@@ -46,19 +46,18 @@ export function copilotTrustsFolder(folder: string, env: NodeJS.ProcessEnv): boo
   return false;
 }
 
-/** What stops the installed hooks from running here (none: they run). */
-export async function copilotHookGaps(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+/**
+ * What stops the installed hooks from running here, as `! …` lines (none: they run): what
+ * `enable` prints, and `status` and `doctor` (`agent-hooks-untrusted`) report.
+ */
+export async function copilotTrustGaps(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   try {
     if (copilotTrustsFolder(repoRoot, env)) return [];
   } catch {
     /* advice only: never a reason to fail */
   }
   return [
-    `Copilot CLI runs these hooks only in a trusted folder: start \`copilot\` in ${repoRoot} and choose to trust it for future sessions ` +
+    `! Copilot CLI runs these hooks only in a trusted folder: start \`copilot\` in ${repoRoot} and choose to trust it for future sessions ` +
       `(or add it to "trustedFolders" in ${copilotConfigPath(env)}); COPILOT_ALLOW_ALL=true also trusts it`,
   ];
-}
-
-export async function copilotEnableNotes(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]> {
-  return (await copilotHookGaps(repoRoot, env)).map((l) => `! ${l}`);
 }
