@@ -24,6 +24,7 @@ const AGENTS: readonly Entry[] = [
   { key: 'cursor', displayName: 'Cursor', load: async () => (await import('./cursor/index.js')).cursorAgent },
   { key: 'codex', displayName: 'Codex', load: async () => (await import('./codex/index.js')).codexAgent },
   { key: 'opencode', displayName: 'OpenCode', load: async () => (await import('./opencode/index.js')).openCodeAgent },
+  { key: 'copilot-cli', displayName: 'Copilot CLI', load: async () => (await import('./copilot-cli/index.js')).copilotCliAgent },
 ];
 
 const INFO: readonly AgentInfo[] = AGENTS.map(({ key, displayName }) => ({ key, displayName }));

@@ -39,6 +39,8 @@ export interface TranscriptAnalysis {
   summary: string;
   /** Subagent ids the transcript names (deduplicated). */
   subagentIds: string[];
+  /** The model the range's last model call used, when the transcript says (optional: not every agent does). */
+  model?: string;
 }
 
 /** Where a JSONL reader stopped: the start of the first line it has not fully read. */

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, cleanupAll, FIXTURES, tempDir, testEnv } from '../helpers/repo.js';
+import { AGENT_KEYS } from '../../src/agents/registry.js';
 
 afterAll(cleanupAll);
 
@@ -73,9 +74,9 @@ describe('entire debug transcript (SPEC §7, §11 item 36)', () => {
   });
 
   it('errors: unknown agent, bad --from, missing file (exit 1, one clear line)', () => {
-    const unknown = entire(['debug', 'transcript', join(DIR, 'claude-small.jsonl'), '--agent', 'no-such-agent']);
+    const unknown = entire(['debug', 'transcript', join(DIR, 'claude-small.jsonl'), '--agent', 'bogus']);
     expect(unknown.status).toBe(1);
-    expect(unknown.stderr).toContain('Unknown agent "no-such-agent" (known agents: claude-code, gemini, cursor, ');
+    expect(unknown.stderr).toContain(`Unknown agent "bogus" (known agents: ${AGENT_KEYS.join(', ')}).`);
     const badFrom = entire(['debug', 'transcript', join(DIR, 'claude-small.jsonl'), '--from', '-3']);
     expect(badFrom.status).toBe(1);
     expect(badFrom.stderr).toContain('--from');

@@ -23,6 +23,7 @@ describe('registry', () => {
     expect(AGENT_KEYS.slice(0, 3)).toEqual(['claude-code', 'gemini', 'cursor']);
     expect(AGENT_KEYS).toContain('codex');
     expect(AGENT_KEYS).toContain('opencode');
+    expect(AGENT_KEYS).toContain('copilot-cli');
     expect(isAgentKey('gemini')).toBe(true);
     expect(isAgentKey('no-such-agent')).toBe(false);
   });
@@ -31,6 +32,7 @@ describe('registry', () => {
     ['claude-code', 'Claude Code', 'jsonl', 'jsonl', 'claude -r s1'],
     ['gemini', 'Gemini CLI', 'jsonl', 'json', 'gemini --resume s1'],
     ['cursor', 'Cursor', 'jsonl', 'jsonl', 'cursor-agent --resume s1'],
+    ['copilot-cli', 'Copilot CLI', 'jsonl', 'jsonl', 'copilot --resume=s1'],
   ] as const)('getAgent(%s) loads the adapter', async (key, name, format, legacyFormat, resume) => {
     const a = await getAgent(key);
     expect(a.key).toBe(key);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { makeRepo, cleanupAll, tempDir, testEnv, repoAt, type TempRepo } from '../helpers/repo.js';
 import { FakeClaude } from '../helpers/agent.js';
 import { gitPath, refs, snapshotFiles } from './util.js';
-import { listAgents } from '../../src/agents/registry.js';
+import { AGENT_KEYS, listAgents } from '../../src/agents/registry.js';
 import { PROJECT_ROOT } from '../helpers/repo.js';
 
 const PKG_VERSION = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -144,7 +144,7 @@ describe('bad input: one clear line, non-zero exit, nothing changed', () => {
     const res = r.entire(['enable', '--agent', 'bogus']);
     expect(res.status).toBe(1);
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
-    expect(res.stderr).toContain('Unknown agent "bogus" (known agents: claude-code, gemini, cursor, ');
+    expect(res.stderr).toContain(`Unknown agent "bogus" (known agents: ${AGENT_KEYS.join(', ')}).`);
     expect(existsSync(join(r.dir, '.entire'))).toBe(false);
     expect(existsSync(join(r.dir, '.claude'))).toBe(false);
     expect(readdirSync(gitPath(r, 'hooks')).filter((n) => !n.endsWith('.sample'))).toEqual([]);

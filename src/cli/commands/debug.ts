@@ -7,7 +7,8 @@ import { agentKeyList } from '../../agents/registry.js';
 /**
  * Hidden `entire debug transcript <path> --agent <key> [--from N] [--root DIR]`
  * (SPEC §7): what Entire reads from a transcript, as one JSON document
- * `{position, last_identifier, modified_files, prompts, token_usage}`.
+ * `{position, last_identifier, modified_files, prompts, token_usage}`, plus `model` from
+ * agents whose transcripts name it.
  */
 export function register(program: Command): void {
   const debug = program.command('debug', { hidden: true }).description('Inspect what Entire reads (for troubleshooting)');
@@ -45,5 +46,6 @@ async function runDebugTranscript(path: string, opts: { agent?: string; from: st
     modified_files: modified,
     prompts: analysis.prompts,
     token_usage: analysis.tokenUsage,
+    ...(analysis.model !== undefined ? { model: analysis.model } : {}),
   });
 }

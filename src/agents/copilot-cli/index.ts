@@ -1,0 +1,55 @@
+/** Copilot CLI adapter (SPEC-2 §C.0, §C.3). */
+import { waitForFlush } from '../flush.js';
+import type { AgentAdapter } from '../types.js';
+import { copilotFlushProbe } from './flush.js';
+import { parseCopilotHookInput } from './hook-input.js';
+import { copilotHooksInstalled, installCopilotHooks, uninstallCopilotHooks } from './hooks.js';
+import { copilotTranscriptEntries } from './render.js';
+import {
+  analyzeCopilotFile,
+  analyzeCopilotText,
+  copilotFilePosition,
+  copilotProjectRoot,
+  copilotTranscriptPath,
+  copilotTranscriptRoot,
+  isCopilotEventsText,
+} from './transcript.js';
+import { copilotTrustGaps } from './trust.js';
+import { COPILOT_VERBS } from './verbs.js';
+import { chooseTranscriptPath } from '../../trust/transcript-file.js';
+
+export const copilotCliAgent: AgentAdapter = {
+  key: 'copilot-cli',
+  displayName: 'Copilot CLI',
+  transcriptFormat: () => 'jsonl',
+  hookVerbs: Object.keys(COPILOT_VERBS),
+  // its repository configuration is the hook files; the rest of .github/ is the project's own
+  configDirs: ['.github/hooks/'],
+
+  installHooks: installCopilotHooks,
+  enableNotes: copilotTrustGaps,
+  hookTrustGaps: copilotTrustGaps,
+  uninstallHooks: uninstallCopilotHooks,
+  hooksInstalled: copilotHooksInstalled,
+
+  parseHookInput: parseCopilotHookInput,
+
+  analyzeTranscript: (text, options = {}) => analyzeCopilotText(text, options),
+  analyzeTranscriptFile: analyzeCopilotFile,
+  transcriptPosition: copilotFilePosition,
+  waitForTranscriptFlush: (path, options) => waitForFlush(path, { ...options, probe: copilotFlushProbe }),
+
+  transcriptEntries: copilotTranscriptEntries,
+  recognizesTranscript: isCopilotEventsText,
+  transcriptProjectRoot: (text) => copilotProjectRoot(text),
+
+  subagentTranscriptPaths: () => [],
+  transcriptRoot: copilotTranscriptRoot,
+  resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>
+    chooseTranscriptPath(stdinPath, () => copilotTranscriptPath(repoRoot, sessionId), copilotTranscriptRoot(), refused),
+  restorePath: (repoRoot, sessionId) => copilotTranscriptPath(repoRoot, sessionId),
+  resumeArgv: (sessionId) => ['copilot', `--resume=${sessionId}`],
+};
+
+export * from './hooks.js';
+export * from './transcript.js';
