@@ -379,6 +379,9 @@ for (const [label, bytes] of want('stop') ? [
 const WAITED_ON = [
   ['claude-code', 'Claude Code', 'stop', 'user-prompt-submit'],
   ['gemini', 'Gemini CLI', 'after-agent', 'before-agent'],
+  ['codex', 'Codex', 'stop', 'user-prompt-submit'],
+  ['opencode', 'OpenCode', 'turn-end', 'turn-start'],
+  ['copilot-cli', 'Copilot CLI', 'agent-stop', 'user-prompt-submitted'],
 ];
 if (want('agents')) {
   for (const [key, name, turnEnd, turnStart] of WAITED_ON) {
