@@ -18,7 +18,7 @@ import { CARRY_FORWARD_SUBJECT } from '../checkpoint/messages.js';
 import { checkpointIdsInFinalBlock } from '../checkpoint/trailers.js';
 import { readIntent, removeIntent, type CommitIntent } from './intent.js';
 import { viewWorkTree } from './worktree.js';
-import { adapterFor, positionOf, promptsOf, redactedTranscript, readableTranscript, refreshTranscript } from './transcript.js';
+import { adapterFor, positionOf, promptsOf, redactedTranscript, readableTranscript } from './transcript.js';
 import { condenseSession, pendingEntry } from './condense.js';
 import { retryPendingCondensations } from './pending.js';
 import { migrateIfMoved } from './migrate.js';
@@ -140,8 +140,9 @@ async function condenseOne(
         let state = await retryPendingCondensations(ctx, loaded);
         const oldShadow = state.base_commit ? shadowBranchName(state.base_commit, ctx.repo.worktreeId) : '';
         const adapter = await adapterFor(state);
-        // mid-turn, a transcript Entire fetches is as old as the last turn end: fetch it now
-        if (state.phase === 'active') await refreshTranscript(adapter, { root: ctx.repo.root, sessionId: sid }, state.transcript_path, ctx.log);
+        // a transcript Entire fetches (OpenCode's export) is as old as the last turn end here; it is
+        // not fetched inside git's commit (seconds: hooks never hold git up): the turn end finalizes
+        // this checkpoint with the whole turn, as for any mid-turn commit
         const pos = positionOf(adapter, state.transcript_path, { root: ctx.repo.root, sessionId: sid });
         const r = transition(state.phase, 'GitCommit', { qualifies: true });
         applyBookkeeping(state, r, ctx.now());
