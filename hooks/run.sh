@@ -36,6 +36,12 @@ entire_amend() {
   done < "/proc/$entire_gp/cmdline"
   return 1
 }
+# post-rewrite: git's list of rewritten commits, kept for the CLI and for the chained hook
+if [ "$entire_hook" = post-rewrite ] && [ -z "${entire_rw+x}" ]; then
+  entire_rw=
+  while IFS= read -r entire_l || [ -n "$entire_l" ]; do entire_rw="$entire_rw$entire_l
+"; done
+fi
 entire_need=
 if [ -e "$entire_cd/entire-sessions/LIVE" ]; then entire_need=1
 else
@@ -45,6 +51,9 @@ else
     commit-msg) entire_trailer "$1" && entire_need=1 ;;
     # prepare-commit-msg writes the intent whenever there is work
     post-commit) [ -e "$entire_gd/entire-commit-intent.json" ] && entire_need=1 ;;
+    # a rebase may fold a linked commit into another (its id must move to the note); an amend
+    # keeps its trailer and git copies the note (notes.rewriteRef)
+    post-rewrite) [ "${1-}" = rebase ] && entire_need=1 ;;
     *) entire_need=1 ;;
   esac
 fi

@@ -19,6 +19,16 @@ import {
   localSettingsPath,
 } from '../settings/settings.js';
 import { ensureMetadataBranch } from '../store/branch.js';
+import { ensureNotesConfig } from './notes-config.js';
+
+/** SPEC-2 §D.1: git copies our notes on rewrites, and fetches the remotes' (a failure costs only the index). */
+async function ensureNotesIndex(repo: Repo): Promise<void> {
+  try {
+    await ensureNotesConfig(repo);
+  } catch (e) {
+    err(`[entire] warning: cannot configure the notes index: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+  }
+}
 
 /**
  * The directory of the package this process runs from (bin/, dist/, hooks/). Installed hooks
@@ -101,6 +111,7 @@ export async function enable(cwd: string, o: EnableOptions): Promise<string[]> {
     lines.push(`✓ ${adapter.displayName} hooks installed (${agentRes.file})`);
     lines.push(...((await adapter.enableNotes?.(repo.root, process.env)) ?? []));
     await ensureMetadataBranch(repo);
+    await ensureNotesIndex(repo);
     lines.push(`✓ Project configured (${relative(repo.root, target)})`);
     lines.push('Ready.');
     return lines;

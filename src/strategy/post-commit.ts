@@ -28,6 +28,7 @@ import { mark } from '../timing.js';
 import { EntireError } from '../errors.js';
 import { writeNotice, writeStderr } from '../stderr.js';
 import { INTENT_MAX_AGE_MS, isSequencing, liveSessions } from './commit-message.js';
+import { noteCommit } from '../links/note-writer.js';
 
 
 function validIntent(ctx: HookContext, intent: CommitIntent, head: { message: string; parents: string[] }, beforeParents: string[] | null): boolean {
@@ -157,6 +158,7 @@ async function condenseOne(
           const drop = dropShadowRef && !(state.pending_condensations ?? []).length ? dropShadowRef : undefined;
           await condenseSession(ctx, { checkpointId: id, state, files, dropShadowRef: drop });
           fault('post-commit-after-condense');
+          await noteCommit(ctx, head, [id]);
           writeNotice(`[entire] Condensed session ${sid.slice(0, 8)}: ${id} (${state.checkpoint_count ?? 0} checkpoints)\n`);
         } catch (e) {
           const entry = pendingEntry({ checkpointId: id, commit: head, files, state, position: pos.position, shadowBranch: oldShadow, error: e, now: ctx.now() });
