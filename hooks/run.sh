@@ -47,10 +47,11 @@ if [ -e "$entire_cd/entire-sessions/LIVE" ]; then entire_need=1
 else
   case $entire_hook in
     # a trailer (amend keeps it, -c/-C drop a copied one), or `--amend -m/-F`, which would lose it
-    prepare-commit-msg) { entire_trailer "$1" || { [ "${2-}" = message ] && entire_amend; }; } && entire_need=1 ;;
+    # … or the end of a `merge --squash` (the squashed commits' ids go to the note)
+    prepare-commit-msg) { entire_trailer "$1" || { [ "${2-}" = message ] && entire_amend; } || [ -f "$entire_gd/SQUASH_MSG" ]; } && entire_need=1 ;;
     commit-msg) entire_trailer "$1" && entire_need=1 ;;
     # prepare-commit-msg writes the intent whenever there is work
-    post-commit) [ -e "$entire_gd/entire-commit-intent.json" ] && entire_need=1 ;;
+    post-commit) { [ -e "$entire_gd/entire-commit-intent.json" ] || [ -e "$entire_gd/entire-commit-intent.json.squash" ]; } && entire_need=1 ;;
     # a rebase may fold a linked commit into another (its id must move to the note); an amend
     # keeps its trailer and git copies the note (notes.rewriteRef)
     post-rewrite) [ "${1-}" = rebase ] && entire_need=1 ;;

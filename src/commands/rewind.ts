@@ -20,7 +20,7 @@ import { readShadowTranscript } from '../store/shadow.js';
 import { readCheckpoint, readSessionContent } from '../store/committed.js';
 import { metadataTipForRead } from '../store/branch.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
-import { allCheckpointIds } from '../checkpoint/trailers.js';
+import { linkedIds } from '../links/commit-ids.js';
 import { parseTrailerValues } from '../checkpoint/messages.js';
 import { decodePromptFile, collapsePrompt } from '../checkpoint/prompts.js';
 import { shardPath } from '../checkpoint/id.js';
@@ -124,7 +124,7 @@ async function logsOnlyPoints(repo: Repo): Promise<RewindPoint[]> {
   if (!tip) return [];
   const out: RewindPoint[] = [];
   for (const c of await firstParentCommits(repo, 'HEAD', SCAN_LIMIT)) {
-    for (const id of allCheckpointIds(c.message)) {
+    for (const id of await linkedIds(repo, c.sha, c.message)) {
       const view = await readCheckpoint(repo, id).catch(() => null);
       if (!view || view.sessions.length === 0) continue;
       const info = await readCommit(repo, c.sha);

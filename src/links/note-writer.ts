@@ -5,11 +5,13 @@
  */
 import type { HookContext } from '../strategy/context.js';
 import { addNoteIds } from './notes.js';
+import { forgetNotesRefs } from './commit-ids.js';
 import { mark } from '../timing.js';
 
 export async function noteCommit(ctx: HookContext, commit: string, ids: readonly string[]): Promise<void> {
   try {
     await addNoteIds(ctx.repo, new Map([[commit, ids]]));
+    forgetNotesRefs(ctx.repo); // the ref may have just been created
     mark('note written');
   } catch (e) {
     ctx.log.warn('cannot write the commit note', { error: e });

@@ -29,6 +29,9 @@ import { EntireError } from '../errors.js';
 import { writeNotice, writeStderr } from '../stderr.js';
 import { INTENT_MAX_AGE_MS, isSequencing, liveSessions } from './commit-message.js';
 import { noteCommit } from '../links/note-writer.js';
+import { linkHooklessCommits } from './hookless-commits.js';
+import { noteSquashedIds, squashRecordPath } from '../links/squash.js';
+import { existsSync } from 'node:fs';
 
 
 function validIntent(ctx: HookContext, intent: CommitIntent, head: { message: string; parents: string[] }, beforeParents: string[] | null): boolean {
@@ -102,8 +105,20 @@ export async function postCommit(ctx: HookContext): Promise<void> {
   fault('post-commit-after-intent-delete');
 
   mark('post-commit: intent removed');
+  // SPEC-2 §D.4: a `merge --squash` commit keeps the squashed commits' ids (recorded only then)
+  if (existsSync(squashRecordPath(ctx.repo.gitDir))) await noteSquashedIds(ctx, head);
   // 4. other sessions based on the previous HEAD follow HEAD
   if (headBefore && headBefore !== ctx.head) {
+    // SPEC-2 §D.3: a session whose base is further back saw commits made without hooks
+    for (const st of listed) {
+      if (condensed.has(st.session_id) || !st.base_commit || st.base_commit === headBefore || st.base_commit === ctx.head) continue;
+      try {
+        const saved = await updateState(ctx.repo.commonDir, st.session_id, async (s) => (s ? await linkHooklessCommits(ctx, s) : null), { waitMs: 2000 });
+        if (saved) after.set(st.session_id, saved);
+      } catch (e) {
+        ctx.log.warn('cannot link commits made without hooks', { session_id: st.session_id, error: e });
+      }
+    }
     for (const st of listed) {
       if (condensed.has(st.session_id) || st.base_commit !== headBefore) continue;
       try {
@@ -139,6 +154,8 @@ async function condenseOne(
       async (loaded) => {
         if (!loaded) return null;
         let state = await retryPendingCondensations(ctx, loaded);
+        // SPEC-2 §D.3: commits made without hooks since the session's base, before this one
+        state = await linkHooklessCommits(ctx, state, files, (await readCommit(ctx.repo, head))?.parents[0] ?? null);
         const oldShadow = state.base_commit ? shadowBranchName(state.base_commit, ctx.repo.worktreeId) : '';
         const adapter = await adapterFor(state);
         const pos = positionOf(adapter, state.transcript_path, { root: ctx.repo.root, sessionId: sid });

@@ -16,7 +16,7 @@ import { readCommit } from '../store/tree.js';
 import { migrateShadow } from '../store/shadow.js';
 import { readIntent, writeIntent } from './intent.js';
 import { deleteShadowIfUnreferenced } from './shadow-gc.js';
-import { linkedIds } from '../links/commit-ids.js';
+import { forgetNotesRefs, linkedIds } from '../links/commit-ids.js';
 import { addNoteIds } from '../links/notes.js';
 import { mark } from '../timing.js';
 
@@ -69,7 +69,10 @@ async function keepIds(ctx: HookContext, byNew: Map<string, string[]>): Promise<
     // the new commit's own trailer ids join too: the note lists every id of the commit
     if (missing.length > 0) additions.set(n, [...have, ...missing]);
   }
-  if (additions.size > 0) await addNoteIds(ctx.repo, additions);
+  if (additions.size > 0) {
+    await addNoteIds(ctx.repo, additions);
+    forgetNotesRefs(ctx.repo);
+  }
 }
 
 /** D.2 (4): states, the intent and shadow branches follow the rewritten commits. */

@@ -24,5 +24,26 @@ export async function prePush(ctx: HookContext, args: string[]): Promise<void> {
     return;
   }
   if (args2.some((a) => /(^|[:+/])entire\/checkpoints\/v1$/.test(a))) return;
+  await linkHooklessBeforePush(ctx);
   await syncMetadataBranch(ctx, remote);
+  await pushNotes(ctx, remote);
+}
+
+/** SPEC-2 §D.3: commits made without hooks get their checkpoints before the push sends them. */
+async function linkHooklessBeforePush(ctx: HookContext): Promise<void> {
+  try {
+    await (await import('./hookless-commits.js')).linkHooklessInWorktree(ctx);
+  } catch (e) {
+    ctx.log.warn('cannot link commits made without hooks', { error: e });
+  }
+}
+
+/** SPEC-2 §D.1: the notes index goes where the metadata branch goes; a failure is one warning. */
+async function pushNotes(ctx: HookContext, remote: string): Promise<void> {
+  try {
+    await (await import('../sync/notes-push.js')).syncNotes(ctx, remote);
+  } catch (e) {
+    ctx.log.warn('pushing commit notes failed', { error: e });
+    writeStderr(`[entire] warning: ${e instanceof Error ? e.message.split('\n')[0]!.slice(0, 200) : 'pushing commit notes failed'}\n`);
+  }
 }
