@@ -18,14 +18,9 @@ done
 if [ -n "$entire_pkg" ]; then
   command . "$entire_pkg/hooks/run.sh"
 elif command -v entire >/dev/null 2>&1; then
-  if [ "$entire_hook" = post-rewrite ]; then
-    entire_rw=
-    while IFS= read -r entire_l || [ -n "$entire_l" ]; do entire_rw="$entire_rw$entire_l
-"; done
-    printf '%s' "$entire_rw" | (unset NODE_OPTIONS NODE_EXTRA_CA_CERTS; exec entire hooks git "$entire_hook" "$@") || true
-  else
-    (unset NODE_OPTIONS NODE_EXTRA_CA_CERTS; exec entire hooks git "$entire_hook" "$@") </dev/null || true
-  fi
+  # post-rewrite's input (the rewritten commits) goes to the CLI; a chained hook gets none here
+  entire_in=/dev/null; [ "$entire_hook" = post-rewrite ] && entire_in=/dev/stdin
+  (unset NODE_OPTIONS NODE_EXTRA_CA_CERTS; exec entire hooks git "$entire_hook" "$@") <"$entire_in" || true
 else
   echo "[entire] 'entire' not found; skipping Entire $entire_hook hook" >&2
 fi

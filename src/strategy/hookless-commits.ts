@@ -2,8 +2,8 @@
  * SPEC-2 §D.3: commits made without our hooks (Gemini's shell runs git with
  * `core.hooksPath` emptied; `HUSKY=0`; tools that commit through libgit2).
  * Before a session's base moves on (Migrate), the first-parent commits
- * `base_commit..tip` (oldest first, at most 50) that carry no resolving id
- * (trailers ∪ notes) and change a path the session touched get a checkpoint
+ * `base_commit..tip` (oldest first, at most 50) that carry no trailer and no
+ * resolving note id, and change a path the session touched, get a checkpoint
  * of the session, as post-commit would have written, and a note. The commit
  * itself is never rewritten. Runs under the session's lock (the caller's).
  */
@@ -12,6 +12,7 @@ import type { SessionState } from '../session/state.js';
 import { readCommit } from '../store/tree.js';
 import { checkpointExists } from '../store/committed.js';
 import { generateCheckpointId } from '../checkpoint/id.js';
+import { checkpointIdsInFinalBlock } from '../checkpoint/trailers.js';
 import { changedBetween, differingFromCommit } from './head-diff.js';
 import { condenseSession } from './condense.js';
 import { adapterFor, positionOf } from './transcript.js';
@@ -53,8 +54,9 @@ export async function unlinkedCommits(
   const pending = new Set((state.pending_condensations ?? []).map((p) => p.checkpoint_id));
   const out: UnlinkedCommit[] = [];
   for (const c of chain.reverse()) {
-    let resolves = false;
-    for (const id of await linkedIds(ctx.repo, c.sha, c.message)) {
+    // a trailer is ours to resolve (pending work, a stale intent, doctor's dangling-trailer), never to replace
+    let resolves = checkpointIdsInFinalBlock(c.message).length > 0;
+    for (const id of resolves ? [] : await linkedIds(ctx.repo, c.sha, c.message)) {
       if (pending.has(id) || (await checkpointExists(ctx.repo, id).catch(() => false))) {
         resolves = true;
         break;
