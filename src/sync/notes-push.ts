@@ -47,7 +47,7 @@ export async function syncNotes(ctx: HookContext, remote: string): Promise<void>
       ctx.log.info('pushed commit notes', {});
       return;
     }
-    if (!/rejected|non-fast-forward|fetch first|stale info/i.test(push.stderr)) throw new Error(`push of commit notes failed: ${reason(push.stderr)}`);
+    if (!/non-fast-forward|fetch first|stale info/i.test(push.stderr)) throw new Error(`push of commit notes failed: ${reason(push.stderr)}`);
     const dst = tracking ?? 'FETCH_HEAD';
     const f = await runGit(['fetch', '--quiet', '--no-tags', remote, tracking ? `+${NOTES_REF}:${tracking}` : NOTES_REF], {
       cwd: ctx.repo.root,
