@@ -21,6 +21,17 @@ function oidHexLength(repo: Repo): number {
   return repo.objectFormat === 'sha256' ? 64 : 40;
 }
 
+/**
+ * Where a new note goes: one fanout level, `ab/cdef…`, so a write rewrites a
+ * root of at most 256 entries and one small subtree however many commits are
+ * noted (a flat tree of 10,000 notes is ~500 KB to hash and deflate per
+ * write). git reads mixed fanouts, and rewrites them its own way when it
+ * writes the ref.
+ */
+export function notePath(commit: string): string {
+  return `${commit.slice(0, 2)}/${commit.slice(2)}`;
+}
+
 /** Paths a note for `commit` may sit at: flat, or under one or two fanout levels. */
 function notePaths(commit: string): string[] {
   return [commit, `${commit.slice(0, 2)}/${commit.slice(2)}`, `${commit.slice(0, 2)}/${commit.slice(2, 4)}/${commit.slice(4)}`];
@@ -69,7 +80,7 @@ export async function addNoteIds(repo: Repo, additions: ReadonlyMap<string, read
         const cur = tip ? await noteAt(repo, tip, commit) : null;
         const have = cur?.ids ?? [];
         if (ids.every((id) => have.includes(id)) && cur !== null) continue;
-        changes.push({ op: 'put', path: cur?.path ?? commit, content: renderNote([...have, ...ids]) });
+        changes.push({ op: 'put', path: cur?.path ?? notePath(commit), content: renderNote([...have, ...ids]) });
       }
       return changes.length === 0 ? null : { message: NOTES_MESSAGE, changes };
     },

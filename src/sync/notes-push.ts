@@ -11,7 +11,7 @@ import { runGit } from '../git/exec.js';
 import { readRef } from '../git/refs.js';
 import { casWrite } from '../store/branch.js';
 import { readCommit } from '../store/tree.js';
-import { NOTES_REF, readAllNotes } from '../links/notes.js';
+import { NOTES_REF, notePath, readAllNotes } from '../links/notes.js';
 import { renderNote } from '../links/note-format.js';
 import type { TreeChange } from '../git/fastimport.js';
 
@@ -75,7 +75,7 @@ export async function mergeNotes(ctx: HookContext, theirs: string): Promise<void
     const mine = tip ? await readCommit(ctx.repo, tip) : null;
     const union = mine ? await readAllNotes(ctx.repo, mine.tree) : new Map<string, string[]>();
     for (const [commit, ids] of await readAllNotes(ctx.repo, other.tree)) union.set(commit, [...(union.get(commit) ?? []), ...ids]);
-    const changes: TreeChange[] = [...union].sort(([a], [b]) => (a < b ? -1 : 1)).map(([commit, ids]) => ({ op: 'put', path: commit, content: renderNote(ids) }));
+    const changes: TreeChange[] = [...union].sort(([a], [b]) => (a < b ? -1 : 1)).map(([commit, ids]) => ({ op: 'put', path: notePath(commit), content: renderNote(ids) }));
     return { message: `Notes merged by 'entire'\n`, mergeParents: [theirs], deleteAll: true, changes };
   });
 }

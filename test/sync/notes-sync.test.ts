@@ -48,10 +48,13 @@ function checkpointedCommit(r: TempRepo, branch: string, file: string): { id: st
   return { id: id!, sha: r.git(['rev-parse', 'HEAD']).trim() };
 }
 
-/** The note of `sha` on notes ref `ref` (written flat, as ours are), as lines. */
+/** The note of `sha` on notes ref `ref` (flat, or one fanout level as ours are), as lines. */
 function notesOn(repo: TempRepo, ref: string, sha: string): string[] {
-  const r = repo.gitResult(['show', `${ref}:${sha}`]);
-  return r.status === 0 ? r.stdout.split('\n').filter((l) => l !== '') : [];
+  for (const path of [sha, `${sha.slice(0, 2)}/${sha.slice(2)}`]) {
+    const r = repo.gitResult(['show', `${ref}:${path}`]);
+    if (r.status === 0) return r.stdout.split('\n').filter((l) => l !== '');
+  }
+  return [];
 }
 
 describe('notes through a bare remote', () => {
