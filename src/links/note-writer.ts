@@ -4,7 +4,7 @@
  * trailer still links), so it is logged and the hook goes on.
  */
 import type { HookContext } from '../strategy/context.js';
-import { addNoteIds } from './notes.js';
+import { addNoteIds, prepareNoteIds } from './notes.js';
 import { forgetNotesRefs } from './commit-ids.js';
 import { mark } from '../timing.js';
 
@@ -15,5 +15,29 @@ export async function noteCommit(ctx: HookContext, commit: string, ids: readonly
     mark('note written');
   } catch (e) {
     ctx.log.warn('cannot write the commit note', { error: e });
+  }
+}
+
+/**
+ * noteCommit for post-commit: built before the checkpoint is written (its objects go out in the
+ * checkpoint's pack), the ref moved by `commit()` once the checkpoint exists.
+ */
+export async function prepareNote(ctx: HookContext, commit: string, ids: readonly string[]): Promise<{ commit(): Promise<void> }> {
+  try {
+    const prepared = await prepareNoteIds(ctx.repo, new Map([[commit, ids]]));
+    return {
+      commit: async () => {
+        try {
+          await prepared.commit();
+          forgetNotesRefs(ctx.repo);
+          mark('note written');
+        } catch (e) {
+          ctx.log.warn('cannot write the commit note', { error: e });
+        }
+      },
+    };
+  } catch (e) {
+    ctx.log.warn('cannot write the commit note', { error: e });
+    return { commit: async () => undefined };
   }
 }

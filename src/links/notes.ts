@@ -6,7 +6,7 @@
  * compare-and-swap loop as the metadata branch, one notes commit per call.
  */
 import type { Repo } from '../git/repo.js';
-import { casWrite } from '../store/branch.js';
+import { casPrepare, casWrite, type BuildResult } from '../store/branch.js';
 import { readRef, listRefs } from '../git/refs.js';
 import { parseTree, isTreeMode } from '../git/objects.js';
 import { parseNoteIds, renderNote } from './note-format.js';
@@ -69,12 +69,26 @@ export async function trackingNotesRefs(repo: Repo): Promise<string[]> {
  * changes when no note would.
  */
 export async function addNoteIds(repo: Repo, additions: ReadonlyMap<string, readonly string[]>): Promise<boolean> {
+  const build = noteBuilder(repo, additions);
+  if (!build) return false;
+  return (await casWrite(repo, NOTES_REF, build, { startReflog: false })).changed;
+}
+
+/**
+ * addNoteIds in two halves, for post-commit: the notes commit is built now and its objects held
+ * for the checkpoint's pack (src/store/branch.ts#casPrepare); `commit()` moves the ref.
+ */
+export async function prepareNoteIds(repo: Repo, additions: ReadonlyMap<string, readonly string[]>): Promise<{ commit(): Promise<unknown> }> {
+  const build = noteBuilder(repo, additions);
+  if (!build) return { commit: async () => undefined };
+  return casPrepare(repo, NOTES_REF, build, { startReflog: false });
+}
+
+/** The CAS builder adding `additions` to the notes tree of a tip; null when there is nothing to add. */
+function noteBuilder(repo: Repo, additions: ReadonlyMap<string, readonly string[]>): ((tip: string | null) => Promise<BuildResult>) | null {
   const wanted = [...additions].filter(([commit, ids]) => isCommitOid(repo, commit) && ids.length > 0);
-  if (wanted.length === 0) return false;
-  const r = await casWrite(
-    repo,
-    NOTES_REF,
-    async (tip) => {
+  if (wanted.length === 0) return null;
+  return async (tip) => {
       const changes: TreeChange[] = [];
       for (const [commit, ids] of wanted) {
         const cur = tip ? await noteAt(repo, tip, commit) : null;
@@ -83,10 +97,7 @@ export async function addNoteIds(repo: Repo, additions: ReadonlyMap<string, read
         changes.push({ op: 'put', path: cur?.path ?? notePath(commit), content: renderNote([...have, ...ids]) });
       }
       return changes.length === 0 ? null : { message: NOTES_MESSAGE, changes };
-    },
-    { startReflog: false },
-  );
-  return r.changed;
+  };
 }
 
 /**

@@ -28,7 +28,7 @@ import { mark } from '../timing.js';
 import { EntireError } from '../errors.js';
 import { writeNotice, writeStderr } from '../stderr.js';
 import { INTENT_MAX_AGE_MS, isSequencing, liveSessions } from './commit-message.js';
-import { noteCommit } from '../links/note-writer.js';
+import { prepareNote } from '../links/note-writer.js';
 import { linkHooklessCommits } from './hookless-commits.js';
 import { noteSquashedIds, squashRecordPath } from '../links/squash.js';
 import { existsSync } from 'node:fs';
@@ -169,13 +169,15 @@ async function condenseOne(
         // its objects go out in the checkpoint's pack (one pack, not two: file creations are
         // the slow part of this hook). It depends on HEAD, the files and the transcript only.
         const carry = remaining.length > 0 ? await prepareCarryForward(ctx, sid, adapter, state, remaining) : null;
+        // the note (SPEC-2 §D.1) too: its objects ride in the checkpoint's pack
+        const note = await prepareNote(ctx, head, [id]);
         try {
           fault('post-commit-before-condense');
           // a pending retry above may still need the old branch: then keep it
           const drop = dropShadowRef && !(state.pending_condensations ?? []).length ? dropShadowRef : undefined;
           await condenseSession(ctx, { checkpointId: id, state, files, dropShadowRef: drop });
           fault('post-commit-after-condense');
-          await noteCommit(ctx, head, [id]);
+          await note.commit();
           writeNotice(`[entire] Condensed session ${sid.slice(0, 8)}: ${id} (${state.checkpoint_count ?? 0} checkpoints)\n`);
         } catch (e) {
           const entry = pendingEntry({ checkpointId: id, commit: head, files, state, position: pos.position, shadowBranch: oldShadow, error: e, now: ctx.now() });
