@@ -1,5 +1,5 @@
 /**
- * SPEC-2 §D.3: commits made without our hooks (Gemini's shell runs git with
+ * SPEC-2 §D.3: commits made without our hooks (an agent whose shell runs git with
  * `core.hooksPath` emptied; `HUSKY=0`; tools that commit through libgit2).
  * Before a session's base moves on (Migrate), the first-parent commits
  * `base_commit..tip` (oldest first, at most 50) that carry no trailer and no

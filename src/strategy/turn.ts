@@ -102,7 +102,7 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
   const background = state.background_agents?.length ? (await import('./background.js')).backgroundEditPaths(state, adapter, ctx.now()) : [];
   const editPaths = background.length > 0 ? [...(turn?.modifiedFiles ?? []), ...background] : (turn?.modifiedFiles ?? []);
   const candidates = turnCandidates({ root: ctx.repo.root, editPaths, before: pre ? pre.dirty_files : null, now: view });
-  // SPEC-2 §D.3: the agent's own commits made without our hooks (Gemini's) are linked first
+  // SPEC-2 §D.3: the agent's own commits made without our hooks are linked first
   const linked = await linkHooklessCommits(ctx, state, candidates);
   const fs = filesTouched(linked.files_touched, candidates, view.differing);
   const turnPaths = [...candidates].filter((p) => view.differing.has(p));
