@@ -36,15 +36,25 @@ entire_amend() {
   done < "/proc/$entire_gp/cmdline"
   return 1
 }
+# post-rewrite: git's list of rewritten commits, kept for the CLI and for the chained hook
+if [ "$entire_hook" = post-rewrite ] && [ -z "${entire_rw+x}" ]; then
+  entire_rw=
+  while IFS= read -r entire_l || [ -n "$entire_l" ]; do entire_rw="$entire_rw$entire_l
+"; done
+fi
 entire_need=
 if [ -e "$entire_cd/entire-sessions/LIVE" ]; then entire_need=1
 else
   case $entire_hook in
     # a trailer (amend keeps it, -c/-C drop a copied one), or `--amend -m/-F`, which would lose it
-    prepare-commit-msg) { entire_trailer "$1" || { [ "${2-}" = message ] && entire_amend; }; } && entire_need=1 ;;
+    # … or the end of a `merge --squash` (the squashed commits' ids go to the note)
+    prepare-commit-msg) { entire_trailer "$1" || { [ "${2-}" = message ] && entire_amend; } || [ -f "$entire_gd/SQUASH_MSG" ]; } && entire_need=1 ;;
     commit-msg) entire_trailer "$1" && entire_need=1 ;;
     # prepare-commit-msg writes the intent whenever there is work
-    post-commit) [ -e "$entire_gd/entire-commit-intent.json" ] && entire_need=1 ;;
+    post-commit) { [ -e "$entire_gd/entire-commit-intent.json" ] || [ -e "$entire_gd/entire-commit-intent.json.squash" ]; } && entire_need=1 ;;
+    # a rebase may fold a linked commit into another (its id must move to the note); an amend
+    # keeps its trailer and git copies the note (notes.rewriteRef)
+    post-rewrite) [ "${1-}" = rebase ] && entire_need=1 ;;
     *) entire_need=1 ;;
   esac
 fi

@@ -18,7 +18,9 @@ done
 if [ -n "$entire_pkg" ]; then
   command . "$entire_pkg/hooks/run.sh"
 elif command -v entire >/dev/null 2>&1; then
-  (unset NODE_OPTIONS NODE_EXTRA_CA_CERTS; exec entire hooks git "$entire_hook" "$@") </dev/null || true
+  # post-rewrite's input (the rewritten commits) goes to the CLI; a chained hook gets none here
+  entire_in=/dev/null; [ "$entire_hook" = post-rewrite ] && entire_in=/dev/stdin
+  (unset NODE_OPTIONS NODE_EXTRA_CA_CERTS; exec entire hooks git "$entire_hook" "$@") <"$entire_in" || true
 else
   echo "[entire] 'entire' not found; skipping Entire $entire_hook hook" >&2
 fi

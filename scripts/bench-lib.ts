@@ -139,3 +139,40 @@ export function seedHistory(dir: string, count: number, env: NodeJS.ProcessEnv):
   const r = spawnSync('git', ['fast-import', '--quiet', '--force'], { cwd: dir, env, input: parts.join('') });
   if (r.status !== 0) throw new Error('seeding history failed: ' + r.stderr.toString());
 }
+
+/**
+ * What the notes index adds to a post-commit (SPEC-2 §D.1): one `addNoteIds` for a new commit,
+ * in-process on an open repository as the hook does it, on a notes ref already holding `seeded`
+ * notes. Returns the median ms.
+ */
+export async function benchNotes(dir: string, runs: number, seeded: number, env: NodeJS.ProcessEnv): Promise<number> {
+  // the hooks' environment (no global config, the committer set), not the bench process's own
+  const saved = { ...process.env };
+  for (const k of Object.keys(process.env)) if (k.startsWith('GIT_') || k.startsWith('ENTIRE_')) delete process.env[k];
+  Object.assign(process.env, env);
+  try {
+    return await benchNotesIn(dir, runs, seeded);
+  } finally {
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+  }
+}
+
+async function benchNotesIn(dir: string, runs: number, seeded: number): Promise<number> {
+  resetGitEnvForTests();
+  const { addNoteIds } = await import('../src/links/notes.js');
+  const repo = await openRepo(dir);
+  const fake = (i: number) => (BigInt(0x1000000) * BigInt(i + 1) + BigInt(seeded)).toString(16).padStart(40, 'a').slice(-40);
+  const idOf = (i: number) => (0x100000000000 + i * 7919).toString(16).slice(-12);
+  if (seeded > 0) await addNoteIds(repo, new Map(Array.from({ length: seeded }, (_, i) => [fake(i + 100_000), [idOf(i)]] as [string, string[]])));
+  // a first write warms what a hook process has warm by then (its repository handle, the object writer)
+  await addNoteIds(repo, new Map([[fake(99_999), [idOf(1)]]]));
+  const xs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint();
+    await addNoteIds(repo, new Map([[fake(i), [idOf(i)]]]));
+    xs.push(ms(t0));
+  }
+  repo.objects.close();
+  return median(xs);
+}

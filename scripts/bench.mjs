@@ -20,7 +20,7 @@ const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 10));
  */
 const WARMUP = 4;
 const QUICK = process.env.BENCH_QUICK === '1'; // smaller transcripts, for trying the script
-// BENCH_ONLY=hooks,history,…: only these groups (commit, hooks, history, include, stop, agents, redact, explain, store, sessionlog, teams)
+// BENCH_ONLY=hooks,history,…: only these groups (commit, hooks, history, include, stop, agents, redact, explain, store, sessionlog, teams, links)
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 const want = (group) => ONLY.size === 0 || ONLY.has(group);
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'entire-bench-')));
@@ -446,6 +446,63 @@ if (want('store')) {
   rows.push({ label: 'write one checkpoint (in-process)', ms: st.write, ratio: NaN, extra: '' });
   rows.push({ label: 'finalize one checkpoint (in-process)', ms: st.finalize, ratio: NaN, extra: '' });
   rows.push({ label: 'read one checkpoint (in-process)', ms: st.read, ratio: NaN, extra: '' });
+}
+
+// ------------------------------------------------------------------ links (SPEC-2 §D)
+if (want('links')) {
+  note('notes index: one note added on an open repository (what post-commit adds)');
+  const n0 = await lib.benchNotes(newRepo('notes-empty'), RUNS, 0, env);
+  rows.push({ label: 'notes: add one note (in-process), new notes ref', ms: n0, ratio: NaN, extra: '(target ≤ 2 ms)' });
+  const n1 = await lib.benchNotes(newRepo('notes-1000'), RUNS, 1000, env);
+  rows.push({ label: 'notes: add one note (in-process), 1,000 notes', ms: n1, ratio: NaN, extra: '(target ≤ 2 ms)' });
+
+  note('post-rewrite after a 100-commit rebase');
+  const dir = newRepo('rebase100');
+  entire(dir, ['enable']);
+  git(dir, 'add', '.');
+  git(dir, 'commit', '-q', '--no-verify', '-m', 'enable');
+  git(dir, 'checkout', '-q', '-b', 'feature');
+  for (let i = 0; i < 100; i++) {
+    const id = (0x200000000000 + i * 7919).toString(16).slice(-12);
+    writeFileSync(join(dir, 'counter.txt'), `feature ${i}\n`);
+    git(dir, 'commit', '-q', '-a', '--no-verify', '-m', `feature ${i}\n\nEntire-Checkpoint: ${id}`);
+    git(dir, 'notes', '--ref=refs/notes/entire', 'add', '-m', `Entire-Checkpoint: ${id}`, 'HEAD');
+  }
+  const olds = git(dir, 'rev-list', '--reverse', 'main..feature').trim().split('\n');
+  const oldTip = olds[olds.length - 1];
+  // a live session based on the branch's tip, with its shadow branch
+  const sid = 'b3a1c2d4-0000-4000-8000-rebase100000';
+  const sdir = join(dir, '.git', 'entire-sessions');
+  mkdirSync(sdir, { recursive: true });
+  const now = new Date().toISOString();
+  const stateText = JSON.stringify({ session_id: sid, base_commit: oldTip, attribution_base_commit: oldTip, worktree_path: dir, started_at: now, last_interaction_time: now, phase: 'idle', checkpoint_count: 1, agent_type: 'Claude Code', files_touched: ['counter.txt'] }, null, 2) + '\n';
+  const shadow = `refs/heads/entire/${oldTip.slice(0, 7)}-e3b0c4`;
+  git(dir, 'update-ref', shadow, oldTip);
+  git(dir, 'checkout', '-q', 'main');
+  writeFileSync(join(dir, 'README.md'), '# bench, moved\n');
+  git(dir, 'commit', '-q', '-a', '--no-verify', '-m', 'main moved');
+  git(dir, 'checkout', '-q', 'feature');
+  git(dir, '-c', `core.hooksPath=${join(base, 'no-hooks-dir')}`, 'rebase', '-q', 'main');
+  const news = git(dir, 'rev-list', '--reverse', 'main..feature').trim().split('\n');
+  if (news.length !== 100) throw new Error(`rebase left ${news.length} commits`);
+  const input = olds.map((o, i) => `${o} ${news[i]}\n`).join('');
+  const notesTip = git(dir, 'rev-parse', 'refs/notes/entire').trim();
+  const xs = [];
+  const nb = [];
+  for (let i = 0; i < RUNS + WARMUP; i++) {
+    // each run starts from the rebase's end: the session on the old tip, its shadow branch there
+    writeFileSync(join(sdir, `${sid}.json`), stateText);
+    git(dir, 'update-ref', shadow, oldTip);
+    git(dir, 'update-ref', 'refs/notes/entire', notesTip);
+    const n = nodeOnce();
+    const t = timed(process.execPath, [cli, 'hooks', 'git', 'post-rewrite', 'rebase'], { cwd: dir, input });
+    if (JSON.parse(readFileSync(join(sdir, `${sid}.json`), 'utf8')).base_commit !== news[news.length - 1]) throw new Error('post-rewrite did not move the session');
+    if (i >= WARMUP) {
+      xs.push(t);
+      nb.push(n);
+    }
+  }
+  row('post-rewrite after a 100-commit rebase (session + shadow branch moved)', median(xs), '(target < 1000 ms)', nb, xs);
 }
 
 // ------------------------------------------------------------------ sessionlog peer

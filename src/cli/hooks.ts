@@ -56,6 +56,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
       else if (verb === 'commit-msg') await (await loaded(import('../strategy/commit-msg.js'))).commitMsg(ctx, rest);
       else if (verb === 'post-commit') await (await loaded(import('../strategy/post-commit.js'))).postCommit(ctx);
       else if (verb === 'pre-push') await (await import('../strategy/pre-push.js')).prePush(ctx, rest);
+      else if (verb === 'post-rewrite') await (await loaded(import('../strategy/post-rewrite.js'))).postRewrite(ctx, rest, await readStdin());
       mark('flow done');
       ctx.log.info('hook completed', { duration_ms: Date.now() - started });
       return;

@@ -72,7 +72,8 @@ export type FindingKind =
   | 'stale-remote-tracking'
   | 'stale-ref-lock'
   | 'stale-transcript-cache'
-  | 'agent-hooks-untrusted';
+  | 'agent-hooks-untrusted'
+  | 'unlinked-commit';
 
 export type FindingStatus = 'found' | 'fixed' | 'failed';
 
@@ -292,6 +293,7 @@ class Doctor {
     await this.scanTranscriptCaches(states);
     await this.scanSessions(states);
     await this.scanDangling(states);
+    await this.scanUnlinked(states);
     await this.scanShadowBranches(states, corrupt.length);
   }
 
@@ -749,6 +751,35 @@ class Doctor {
     });
   }
 
+  /**
+   * SPEC-2 §D.3: agent commits made without our hooks (no trailer, no note)
+   * that change files a session of this worktree touched; --force links them.
+   */
+  private async scanUnlinked(states: LoadedState[]): Promise<void> {
+    const { ctx } = this;
+    if (!ctx.head) return;
+    const { unlinkedCommits, linkHooklessCommits } = await import('../strategy/hookless-commits.js');
+    const reported = new Set<string>();
+    for (const { state: s } of states) {
+      if (!inThisWorktree(s, this.repo) || !s.base_commit || s.base_commit === ctx.head) continue;
+      const found = await unlinkedCommits(ctx, s, s.files_touched ?? []).catch(() => []);
+      if (found.length === 0) continue;
+      const sid = s.session_id;
+      let repaired: Promise<SessionState | null> | null = null;
+      for (const c of found) {
+        if (reported.has(c.sha)) continue;
+        reported.add(c.sha);
+        const detail = `session ${short(sid)}: commit made without Entire's git hooks changes ${c.files.slice(0, 3).join(', ')}${c.files.length > 3 ? ', …' : ''}; no trailer or note links it`;
+        this.add({ kind: 'unlinked-commit', subject: c.sha.slice(0, 7), session_id: sid, commit: c.sha, detail }, async () => {
+          repaired ??= updateState(ctx.repo.commonDir, sid, async (st) => (st ? await linkHooklessCommits(ctx, st) : null));
+          await repaired;
+          const left = await unlinkedCommits(ctx, { ...s }, c.files);
+          return left.some((x) => x.sha === c.sha) ? { ok: false, detail: 'still not linked (see .entire/logs/entire.log)' } : { ok: true, detail: 'linked' };
+        });
+      }
+    }
+  }
+
   private async scanDangling(states: LoadedState[]): Promise<void> {
     const { repo } = this;
     if (!this.ctx.head) return;
@@ -990,6 +1021,7 @@ class Doctor {
       'pending-condensation',
       'pending-finalization',
       'ended-with-pending-work',
+      'unlinked-commit',
       'dangling-trailer',
       'orphan-shadow-branch',
     ];

@@ -14,6 +14,8 @@ import { EntireError, isEntireError } from '../errors.js';
 import { openRepo, headCommit, currentBranch, revParse, type Repo } from '../git/repo.js';
 import { runGit } from '../git/exec.js';
 import { allCheckpointIds } from '../checkpoint/trailers.js';
+import { linkedIds } from '../links/commit-ids.js';
+import { shardPath } from '../checkpoint/id.js';
 import { agentForStoredData, recognizeTranscript } from '../agents/registry.js';
 import { decodePromptFile, collapsePrompt } from '../checkpoint/prompts.js';
 import { addUsage, type TokenUsage } from '../checkpoint/metadata.js';
@@ -93,7 +95,7 @@ export interface CommitRow {
   author: string;
   subject: string;
   message: string;
-  /** Checkpoint IDs the message links (SPEC §2.2 reader rule). */
+  /** Checkpoint IDs the message and the notes link (SPEC §2.2 reader rule, SPEC-2 §D.5). */
   ids: string[];
 }
 
@@ -111,7 +113,7 @@ async function logRows(repo: Repo, args: string[]): Promise<CommitRow[]> {
     if (parts.length < 5) continue;
     const [sha, date, author, subject] = parts as [string, string, string, string];
     const message = parts.slice(4).join('\x1f');
-    rows.push({ sha, date, author, subject, message, ids: allCheckpointIds(message) });
+    rows.push({ sha, date, author, subject, message, ids: await linkedIds(repo, sha, message) });
   }
   return rows;
 }

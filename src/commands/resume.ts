@@ -7,7 +7,7 @@
 import { openRepo, currentBranch, type Repo } from '../git/repo.js';
 import { runGit } from '../git/exec.js';
 import { readCheckpoint, readSessionContent, type CheckpointView } from '../store/committed.js';
-import { allCheckpointIds } from '../checkpoint/trailers.js';
+import { linkedIds } from '../links/commit-ids.js';
 import { sessionIdProblem } from '../trust/ids.js';
 import { adapterForAgentName, resumeCommandLine, restoreLine, restoreSessionTranscript } from './restore.js';
 import { EntireError } from '../errors.js';
@@ -31,7 +31,7 @@ async function branchExists(repo: Repo, branch: string): Promise<'local' | 'remo
 export async function latestCheckpointedCommit(repo: Repo, rev: string, max: number): Promise<{ sha: string; views: CheckpointView[] } | null> {
   for (const c of await firstParentCommits(repo, rev, max)) {
     const views: CheckpointView[] = [];
-    for (const id of allCheckpointIds(c.message)) {
+    for (const id of await linkedIds(repo, c.sha, c.message)) {
       const v = await readCheckpoint(repo, id).catch(() => null);
       if (v && v.sessions.length > 0) views.push(v);
     }

@@ -19,7 +19,7 @@ import { readCommit, readBlob } from '../store/tree.js';
 import { readShadowTranscript } from '../store/shadow.js';
 import { readCheckpoint, readSessionContent } from '../store/committed.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
-import { allCheckpointIds } from '../checkpoint/trailers.js';
+import { linkedIds } from '../links/commit-ids.js';
 import { parseTrailerValues } from '../checkpoint/messages.js';
 import { decodePromptFile, collapsePrompt } from '../checkpoint/prompts.js';
 import { encodeJson } from '../checkpoint/json.js';
@@ -120,7 +120,7 @@ async function stepPoints(repo: Repo, branch: string): Promise<RewindPoint[]> {
 async function logsOnlyPoints(repo: Repo): Promise<RewindPoint[]> {
   const out: RewindPoint[] = [];
   for (const c of await firstParentCommits(repo, 'HEAD', SCAN_LIMIT)) {
-    for (const id of allCheckpointIds(c.message)) {
+    for (const id of await linkedIds(repo, c.sha, c.message)) {
       const view = await readCheckpoint(repo, id).catch(() => null);
       if (!view || view.sessions.length === 0) continue;
       const info = await readCommit(repo, c.sha);

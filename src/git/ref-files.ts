@@ -68,9 +68,9 @@ function logsRef(repo: Repo, ref: string, env: NodeJS.ProcessEnv, start = true):
 /** Largest packed-refs read here; git binary-searches bigger ones (a repository with many tags). */
 const MAX_PACKED_REFS = 256 * 1024;
 
-/** Ref names written here: branches, in git's rules, spelt in a portable subset of ASCII. */
+/** Ref names written here: branches and notes refs, in git's rules, spelt in a portable subset of ASCII. */
 function writableName(r: string): boolean {
-  return r.startsWith('refs/heads/') && isValidRefName(r) && /^[A-Za-z0-9._/-]+$/.test(r);
+  return (r.startsWith('refs/heads/') || r.startsWith('refs/notes/')) && isValidRefName(r) && /^[A-Za-z0-9._/-]+$/.test(r);
 }
 
 /**

@@ -8,6 +8,7 @@ import { EntireError } from '../errors.js';
 import { saveSettings, projectSettingsPath, localSettingsPath } from '../settings/settings.js';
 import { uninstallGitHooks } from './git-hooks.js';
 import { removeFetchRefspecs } from './fetch-refspecs.js';
+import { removeNotesConfig } from './notes-config.js';
 import { listAgents, getAgent } from '../agents/registry.js';
 import { listStates, deleteState } from '../session/store.js';
 import { sessionsDir } from '../session/paths.js';
@@ -45,6 +46,7 @@ const ENTIRE_CONFIG = ['settings.json', '.gitignore'];
 async function uninstall(repo: Repo): Promise<void> {
   uninstallGitHooks({ hooksDir: repo.hooksDir, root: repo.root });
   await removeFetchRefspecs(repo);
+  await removeNotesConfig(repo).catch(() => undefined);
   for (const a of listAgents()) (await getAgent(a.key)).uninstallHooks(repo.root);
   for (const root of await worktreeRoots(repo)) await removeEntireDir(root);
   for (const s of listStates(repo.commonDir).states) deleteState(repo.commonDir, s.state.session_id);

@@ -20,6 +20,7 @@ import {
 } from '../settings/settings.js';
 import { ensureMetadataBranch } from '../store/branch.js';
 import { resolveCheckpointRemote } from './checkpoint-remote.js';
+import { ensureNotesConfig } from './notes-config.js';
 import { ensureFetchRefspecs, listRemotes } from './fetch-refspecs.js';
 import { checkpointRemoteSetting } from '../sync/checkpoint-remote.js';
 import type { EntireSettings } from '../settings/settings.js';
@@ -39,6 +40,15 @@ async function fetchRefspecLines(repo: Repo, settings: EntireSettings): Promise<
   const changed = await ensureFetchRefspecs(repo, remotes);
   if (changed.length > 0) lines.push(`✓ git fetch brings checkpoints from ${changed.join(', ')}`);
   return lines;
+}
+
+/** SPEC-2 §D.1: git copies our notes on rewrites, and fetches the remotes' (a failure costs only the index). */
+async function ensureNotesIndex(repo: Repo): Promise<void> {
+  try {
+    await ensureNotesConfig(repo);
+  } catch (e) {
+    err(`[entire] warning: cannot configure the notes index: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+  }
 }
 
 /**
@@ -146,6 +156,7 @@ export async function enable(cwd: string, o: EnableOptions): Promise<string[]> {
     lines.push(...((await adapter.enableNotes?.(repo.root, process.env)) ?? []));
     await ensureMetadataBranch(repo);
     lines.push(...(await fetchRefspecLines(repo, after.settings)));
+    await ensureNotesIndex(repo);
     lines.push(`✓ Project configured (${relative(repo.root, target)})`);
     lines.push('Ready.');
     return lines;

@@ -7,7 +7,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, isAbsolute, sep } from 'node:path';
 
-export const GIT_HOOKS = ['prepare-commit-msg', 'commit-msg', 'post-commit', 'pre-push'] as const;
+export const GIT_HOOKS = ['prepare-commit-msg', 'commit-msg', 'post-commit', 'pre-push', 'post-rewrite'] as const;
 export type GitHookName = (typeof GIT_HOOKS)[number];
 
 export const HOOK_MARKER = '# Entire CLI hooks';
@@ -61,8 +61,12 @@ export function renderHook(hook: GitHookName, t: HookTemplates, launch: Launch):
   const prev = `"\${0%/*}/${hook}${BACKUP_SUFFIX}"`;
   // pre-push: the hook that was here before `entire enable` runs first, with git's stdin, and its failure stops the push
   const before = hook === 'pre-push' ? `if [ -x ${prev} ]; then ${prev} "$@" || exit $?; fi\n` : '';
-  const done =
-    hook === 'pre-push' ? 'exit 0' : `if [ -x ${prev} ]; then ${prev} "$@"; exit $?; fi; exit 0`;
+  // post-rewrite: run.sh read git's list of rewritten commits (entire_rw); the chained hook gets it as its stdin
+  const chain =
+    hook === 'post-rewrite'
+      ? `if [ -n "\${entire_rw+x}" ]; then printf '%s' "$entire_rw" | ${prev} "$@"; else ${prev} "$@"; fi; exit $?`
+      : `${prev} "$@"; exit $?`;
+  const done = hook === 'pre-push' ? 'exit 0' : `if [ -x ${prev} ]; then ${chain}; fi; exit 0`;
   return (
     '#!/bin/sh\n' +
     `${HOOK_MARKER}\n` +

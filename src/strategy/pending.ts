@@ -5,6 +5,7 @@
 import type { HookContext } from './context.js';
 import type { SessionState } from '../session/state.js';
 import { condenseSession } from './condense.js';
+import { noteCommit } from '../links/note-writer.js';
 import { finalizeTurn, MAX_HOOK_ATTEMPTS } from './finalize.js';
 import { readCheckpoint } from '../store/committed.js';
 import { describeError } from '../errors.js';
@@ -42,6 +43,7 @@ export async function retryPendingCondensations(ctx: HookContext, state: Session
         });
       }
       ctx.log.info('wrote pending checkpoint', { session_id: state.session_id, checkpoint_id: p.checkpoint_id });
+      if (p.commit) await noteCommit(ctx, p.commit, [p.checkpoint_id]);
       // a mid-turn commit of the running turn still needs its full transcript
       if (state.phase === 'active' && p.turn_id && p.turn_id === state.turn_id) {
         const ids = next.turn_checkpoint_ids ?? [];

@@ -28,6 +28,10 @@ import { mark } from '../timing.js';
 import { EntireError } from '../errors.js';
 import { writeNotice, writeStderr } from '../stderr.js';
 import { INTENT_MAX_AGE_MS, isSequencing, liveSessions } from './commit-message.js';
+import { prepareNote } from '../links/note-writer.js';
+import { linkHooklessCommits } from './hookless-commits.js';
+import { noteSquashedIds, squashRecordPath } from '../links/squash.js';
+import { existsSync } from 'node:fs';
 
 
 function validIntent(ctx: HookContext, intent: CommitIntent, head: { message: string; parents: string[] }, beforeParents: string[] | null): boolean {
@@ -101,8 +105,20 @@ export async function postCommit(ctx: HookContext): Promise<void> {
   fault('post-commit-after-intent-delete');
 
   mark('post-commit: intent removed');
+  // SPEC-2 §D.4: a `merge --squash` commit keeps the squashed commits' ids (recorded only then)
+  if (existsSync(squashRecordPath(ctx.repo.gitDir))) await noteSquashedIds(ctx, head);
   // 4. other sessions based on the previous HEAD follow HEAD
   if (headBefore && headBefore !== ctx.head) {
+    // SPEC-2 §D.3: a session whose base is further back saw commits made without hooks
+    for (const st of listed) {
+      if (condensed.has(st.session_id) || !st.base_commit || st.base_commit === headBefore || st.base_commit === ctx.head) continue;
+      try {
+        const saved = await updateState(ctx.repo.commonDir, st.session_id, async (s) => (s ? await linkHooklessCommits(ctx, s) : null), { waitMs: 2000 });
+        if (saved) after.set(st.session_id, saved);
+      } catch (e) {
+        ctx.log.warn('cannot link commits made without hooks', { session_id: st.session_id, error: e });
+      }
+    }
     for (const st of listed) {
       if (condensed.has(st.session_id) || st.base_commit !== headBefore) continue;
       try {
@@ -138,6 +154,8 @@ async function condenseOne(
       async (loaded) => {
         if (!loaded) return null;
         let state = await retryPendingCondensations(ctx, loaded);
+        // SPEC-2 §D.3: commits made without hooks since the session's base, before this one
+        state = await linkHooklessCommits(ctx, state, files, (await readCommit(ctx.repo, head))?.parents[0] ?? null);
         const oldShadow = state.base_commit ? shadowBranchName(state.base_commit, ctx.repo.worktreeId) : '';
         const adapter = await adapterFor(state);
         // a transcript Entire fetches (OpenCode's export) is as old as the last turn end here; it is
@@ -154,12 +172,15 @@ async function condenseOne(
         // its objects go out in the checkpoint's pack (one pack, not two: file creations are
         // the slow part of this hook). It depends on HEAD, the files and the transcript only.
         const carry = remaining.length > 0 ? await prepareCarryForward(ctx, sid, adapter, state, remaining) : null;
+        // the note (SPEC-2 §D.1) too: its objects ride in the checkpoint's pack
+        const note = await prepareNote(ctx, head, [id]);
         try {
           fault('post-commit-before-condense');
           // a pending retry above may still need the old branch: then keep it
           const drop = dropShadowRef && !(state.pending_condensations ?? []).length ? dropShadowRef : undefined;
           await condenseSession(ctx, { checkpointId: id, state, files, dropShadowRef: drop });
           fault('post-commit-after-condense');
+          await note.commit();
           writeNotice(`[entire] Condensed session ${sid.slice(0, 8)}: ${id} (${state.checkpoint_count ?? 0} checkpoints)\n`);
         } catch (e) {
           const entry = pendingEntry({ checkpointId: id, commit: head, files, state, position: pos.position, shadowBranch: oldShadow, error: e, now: ctx.now() });

@@ -30,7 +30,10 @@ export async function prePush(ctx: HookContext, args: string[]): Promise<void> {
   const target = await checkpointPushTarget(ctx, remote);
   // git pushes the branch to this very remote itself: our push first would make git's own update fail
   if ((sendsAll || sendsMetadata) && target === remote) return;
+  await linkHooklessBeforePush(ctx);
   await syncRefs(ctx, target);
+  // the notes index goes where the checkpoints go (never to the code remote when a checkpoint remote is set)
+  await pushNotes(ctx, target);
 }
 
 /**
@@ -41,4 +44,23 @@ function warnIfPrivate(ctx: HookContext, remote: string): void {
   const cr = checkpointRemoteSetting(ctx.settings.settings);
   if (cr.kind === 'unset' || (cr.kind === 'remote' && cr.name === remote)) return;
   writeStderr(`[entire] warning: this push sends entire/checkpoints/v1 to ${remote}, but checkpoints are meant for the checkpoint remote only (checkpoint_remote)\n`);
+}
+
+/** SPEC-2 §D.3: commits made without hooks get their checkpoints before the push sends them. */
+async function linkHooklessBeforePush(ctx: HookContext): Promise<void> {
+  try {
+    await (await import('./hookless-commits.js')).linkHooklessInWorktree(ctx);
+  } catch (e) {
+    ctx.log.warn('cannot link commits made without hooks', { error: e });
+  }
+}
+
+/** SPEC-2 §D.1: the notes index goes where the metadata branch goes; a failure is one warning. */
+async function pushNotes(ctx: HookContext, remote: string): Promise<void> {
+  try {
+    await (await import('../sync/notes-push.js')).syncNotes(ctx, remote);
+  } catch (e) {
+    ctx.log.warn('pushing commit notes failed', { error: e });
+    writeStderr(`[entire] warning: ${e instanceof Error ? e.message.split('\n')[0]!.slice(0, 200) : 'pushing commit notes failed'}\n`);
+  }
 }

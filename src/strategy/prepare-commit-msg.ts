@@ -4,7 +4,8 @@
  * The intent is written before the trailer reaches the message, so a trailer
  * never exists without what post-commit (or recovery) needs to resolve it (P1).
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { HookContext } from './context.js';
 import type { SessionState } from '../session/state.js';
 import { gitArgv, gitSubcommand, isAmend } from '../git/argv.js';
@@ -116,6 +117,7 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
   if (isSequencing(ctx, argv)) return;
   const sub = argv ? gitSubcommand(argv) : null;
   if (source === 'merge' && sub !== 'commit') return; // git merge/pull: no post-commit follows
+  if (existsSync(join(ctx.repo.gitDir, 'SQUASH_MSG'))) await (await import('../links/squash.js')).recordSquashedIds(ctx);
   // a commit whose post-commit never ran: its checkpoint first (rare; loaded only then)
   if (staleIntent(ctx)) await (await import('./stale-intent.js')).recoverStaleIntent(ctx);
   mark('pcm: guards');

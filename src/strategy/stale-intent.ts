@@ -12,6 +12,7 @@ import { checkpointIdsInFinalBlock } from '../checkpoint/trailers.js';
 import { removeIntent } from './intent.js';
 import { adapterFor, positionOf } from './transcript.js';
 import { condenseSession, pendingEntry } from './condense.js';
+import { noteCommit } from '../links/note-writer.js';
 import { describeError } from '../errors.js';
 import { staleIntent } from './commit-message.js';
 
@@ -73,6 +74,7 @@ export async function recoverStaleIntent(ctx: HookContext): Promise<void> {
               });
               if (s.phase === 'active' && !(s.turn_checkpoint_ids ?? []).includes(intent.id!)) s.turn_checkpoint_ids = [...(s.turn_checkpoint_ids ?? []), intent.id!];
               ctx.log.info('wrote the checkpoint of an interrupted commit', { session_id: sid, checkpoint_id: intent.id! });
+              await noteCommit(ctx, c.oid, [intent.id!]);
             } catch (e) {
               entry.last_error = describeError(e).slice(0, 500);
               s.pending_condensations = [...(s.pending_condensations ?? []).filter((p) => p.checkpoint_id !== intent.id), entry];

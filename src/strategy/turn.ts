@@ -23,6 +23,7 @@ import { analyze, positionOf, promptsOf, redactedTranscript, noteStoredTranscrip
 import { retryPending } from './pending.js';
 import { finalizeTurn } from './finalize.js';
 import { migrateIfMoved } from './migrate.js';
+import { linkHooklessCommits } from './hookless-commits.js';
 import { toMetaUsage } from './condense.js';
 import { addUsage } from '../checkpoint/metadata.js';
 import { fault } from './faults.js';
@@ -102,12 +103,18 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
   const background = state.background_agents?.length ? (await import('./background.js')).backgroundEditPaths(state, adapter, ctx.now()) : [];
   const editPaths = background.length > 0 ? [...(turn?.modifiedFiles ?? []), ...background] : (turn?.modifiedFiles ?? []);
   const candidates = turnCandidates({ root: ctx.repo.root, editPaths, before: pre ? pre.dirty_files : null, now: view });
-  const fs = filesTouched(state.files_touched, candidates, view.differing);
+  // SPEC-2 §D.3: the agent's own commits made without our hooks are linked first
+  const linked = await linkHooklessCommits(ctx, state, candidates);
+  const fs = filesTouched(linked.files_touched, candidates, view.differing);
   const turnPaths = [...candidates].filter((p) => view.differing.has(p));
-  const next: SessionState = { ...state };
+  let next: SessionState = { ...linked };
   if (fs.length > 0) next.files_touched = fs;
   else delete next.files_touched;
-  if (turnPaths.length === 0) return { state: next, wrote: false };
+  if (turnPaths.length === 0) {
+    // the agent committed its work itself (linked above): the session follows HEAD now
+    if (linked !== state) next = await migrateIfMoved(ctx, next);
+    return { state: next, wrote: false };
+  }
   // a base that moved under us is migrated first, so the step lands on HEAD's branch
   const migrated = await migrateIfMoved(ctx, next);
   const chunked = path ? await shadowTranscript(ctx.repo.root, state.session_id, adapter, path, ctx.repo.objectFormat).catch(() => null) : null;
@@ -184,8 +191,9 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
       state = await finalizeTurn(ctx, state);
       fault('turn-start-after-interrupted-turn');
     }
-    // 2. RetryPending, then Migrate
+    // 2. RetryPending, then Migrate (commits made without hooks are linked before their base moves on)
     state = await retryPending(ctx, state);
+    state = await linkHooklessCommits(ctx, state);
     state = await migrateIfMoved(ctx, state);
     // 3. pre-prompt snapshot
     const pos = positionOf(adapter, transcriptPath, { root: ctx.repo.root, sessionId: state.session_id });
@@ -380,6 +388,7 @@ export async function sessionEnd(ctx: HookContext, event: HookEvent, adapter?: A
     state.last_interaction_time = ctx.now().toISOString();
     if (ctx.head && !stateOnly) {
       state = await retryPending(ctx, state, { finalize: false });
+      state = await linkHooklessCommits(ctx, state);
       if (wasActive || (state.turn_checkpoint_ids ?? []).length > 0) state = await finalizeTurn(ctx, state);
     }
     return state;

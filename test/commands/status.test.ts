@@ -110,7 +110,7 @@ describe('status', () => {
     expect(Object.keys(doc)).toEqual(STATUS_KEYS);
     expect(doc).toMatchObject({ repository: true, configured: true, enabled: true, strategy: 'manual-commit' });
     expect(doc.hooks_dir).toBe(join(realpathSync(r.dir), '.git', 'hooks'));
-    expect(doc.git_hooks).toEqual({ 'prepare-commit-msg': 'missing', 'commit-msg': 'missing', 'post-commit': 'missing', 'pre-push': 'missing' });
+    expect(doc.git_hooks).toEqual({ 'prepare-commit-msg': 'missing', 'commit-msg': 'missing', 'post-commit': 'missing', 'pre-push': 'missing', 'post-rewrite': 'missing' });
     expect(doc.sessions.map((s: any) => s.session_id)).toEqual(['aaaaaaa1-live-here', 'bbbbbbb2-no-agent']);
     for (const s of doc.sessions) expect(Object.keys(s)).toEqual(SESSION_KEYS);
     expect(doc.sessions[0]).toMatchObject({

@@ -153,12 +153,14 @@ export function defineAgentSuite(driver: AgentDriver): void {
         expect(repo.read('README.md')).toBe(README_EDITED);
       });
 
-      // an agent whose shell commits with hooks off is linked by SPEC-2 §D.3 (issue 17, not built yet)
-      const linkedAgentCommit = it.skipIf(!driver.agentCommitsRunHooks);
+      // an agent whose shell commits with hooks off is linked at turn end by SPEC-2 §D.3 (a note)
+      const linkedAgentCommit = it;
 
       linkedAgentCommit("the agent's mid-turn commit is linked to a checkpoint (trailer; a note for hook-less commits, D.3)", () => {
         expect(agentIds, `commit message:\n${repo.git(['log', '-1', '--format=%B', agentCommit ?? 'HEAD'])}`).not.toEqual([]);
         for (const id of agentIds) expect(checkpointExists(repo, id), `checkpoint ${id}`).toBe(true);
+        // hooks off: the commit is never rewritten, the note links it
+        if (!driver.agentCommitsRunHooks) expect(repo.git(['log', '-1', '--format=%B', agentCommit ?? 'HEAD'])).not.toContain('Entire-Checkpoint:');
       });
 
       linkedAgentCommit("that checkpoint's slot names the agent, the session, the prompt, files_touched [hello.txt] and token usage", () => {
@@ -229,8 +231,8 @@ export function defineAgentSuite(driver: AgentDriver): void {
       });
 
       it('entire explain shows the prompt for the human commit (and the agent commit)', () => {
-        // the agent's own commit is linked only when its shell ran our hooks (else SPEC-2 §D.3, issue 17)
-        const revs = driver.agentCommitsRunHooks ? [humanCommit || 'HEAD', agentCommit ?? 'HEAD'] : [humanCommit || 'HEAD'];
+        // the agent's own commit: by its trailer, or by its note when its shell ran no hooks (SPEC-2 §D.3, §D.5)
+        const revs = [humanCommit || 'HEAD', agentCommit ?? 'HEAD'];
         for (const rev of revs) {
           const ex = repo.entire(['explain', '--commit', rev]);
           expect(ex.status, ex.stderr).toBe(0);

@@ -32,8 +32,7 @@ export interface AgentDriver {
   subagents: boolean;
   /**
    * False when the agent's shell runs git with hooks off (Gemini CLI: an empty core.hooksPath,
-   * SPEC-2 §B.8): its own commits can be linked only afterwards, by SPEC-2 §D.3, which is the
-   * next issue's work (issue 17). The tests of a linked agent commit are skipped until then.
+   * SPEC-2 §B.8): its own commits get no trailer and are linked at turn end by a note (SPEC-2 §D.3).
    */
   agentCommitsRunHooks: boolean;
   /** Files `entire enable --agent <key>` writes that the repository commits. */
