@@ -124,7 +124,8 @@ describe('fetch refspecs (E4)', () => {
     enabled(a);
     const specs = fetchSpecs(a);
     expect(specs.filter((s) => s === OUR_REFSPEC('origin'))).toHaveLength(1);
-    expect(specs).toEqual([...before, OUR_REFSPEC('origin')]);
+    // and the notes index's own pattern (SPEC-2 §D.1, src/install/notes-config.ts)
+    expect(specs).toEqual([...before, OUR_REFSPEC('origin'), '+refs/notes/entire*:refs/entire/remotes/origin/notes/entire*']);
     // the remote has no entire/checkpoints/v1 yet: fetch and pull still succeed
     expect(remote.gitResult(['rev-parse', '--verify', '-q', `refs/heads/${META}`]).status).not.toBe(0);
     const f = a.gitResult(['fetch']);
