@@ -36,6 +36,8 @@ export interface SessionWrite {
   sessionId: string;
   /** The agent's display name. */
   agent?: string;
+  /** SPEC-2 §F.1: the session's task (`ENTIRE_TASK_ID`). */
+  taskId?: string;
   /** Whole transcript; plain text is redacted here. null = none stored. */
   transcript: TranscriptInput;
   format: 'jsonl' | 'json';
@@ -198,6 +200,7 @@ export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promis
     };
     if (w.branch) metadata.branch = w.branch;
     if (w.agent) metadata.agent = w.agent;
+    if (w.taskId) metadata.task_id = w.taskId;
     if (w.turnId) metadata.turn_id = w.turnId;
     if (w.isTask) metadata.is_task = true;
     if (w.toolUseId) metadata.tool_use_id = w.toolUseId;

@@ -87,6 +87,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     checkpointId: req.checkpointId,
     sessionId: state.session_id,
     agent: adapter.displayName,
+    taskId: state.task_id,
     transcript,
     format,
     prompts,

@@ -11,6 +11,7 @@ import { updateState } from '../session/store.js';
 import { sessionsForWorktree } from '../session/index.js';
 import { transition, applyBookkeeping, IDLE_WARN_MS } from '../session/phase.js';
 import { collapsePrompt } from '../checkpoint/prompts.js';
+import { recordTaskTurn } from '../session/task.js';
 import { stepSubject } from '../checkpoint/messages.js';
 import { CLI_VERSION } from '../version.js';
 import { writeShadowStep } from '../store/shadow.js';
@@ -202,6 +203,8 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
     state.turn_id = newTurnId();
     state.last_interaction_time = ctx.now().toISOString();
     if (!state.first_prompt && event.prompt) state.first_prompt = collapsePrompt(await redactOne(event.prompt), 100);
+    const task = recordTaskTurn(state, process.env);
+    if (task.refused !== undefined) ctx.log.warn('ENTIRE_TASK_ID ignored (not 1-128 of [A-Za-z0-9._:-])', { session_id: state.session_id, error: `value ${JSON.stringify(task.refused)}` });
     dropStaleBackgroundAgents(state, ctx.now());
     return state;
   });
