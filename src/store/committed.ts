@@ -23,6 +23,7 @@ import { aggregateRoot, chooseSlot, isTranscriptFile, slotFiles, type ChunkedTra
 import { chunkJsonlSource, joinTranscriptChunks, orderedChunkNames, looksLikeJsonDocument, MAX_CHUNK_BYTES, sha256Of } from '../checkpoint/chunks.js';
 import { ByteSource } from '../byte-source.js';
 import { decodePromptFile } from '../checkpoint/prompts.js';
+import type { Layers } from '../context/layers.js';
 import { CLI_VERSION } from '../version.js';
 import { casWrite, ensureMetadataBranch, metadataTipForRead } from './branch.js';
 import { readBlob, readDir, readTreeByOid, subdirs, files as fileEntries } from './tree.js';
@@ -45,6 +46,8 @@ export interface SessionWrite {
   prompts: string[];
   /** The prompts come redacted (the transcript cache's): skip loading the redactor. */
   promptsRedacted?: boolean;
+  /** SPEC-2 §F.4 layers of `context.md`, derived from the redacted transcript (stored as given). */
+  contextLayers?: Layers | null;
   filesTouched: string[];
   checkpointsCount: number;
   branch?: string;
@@ -70,6 +73,8 @@ export interface SessionUpdate {
   format: 'jsonl' | 'json';
   prompts: string[];
   promptsRedacted?: boolean;
+  /** SPEC-2 §F.4 layers of `context.md` for the whole transcript (finalization). */
+  contextLayers?: Layers | null;
   /** Replace the slot's token usage when given (SPEC §6.6 step 3). */
   tokenUsage?: TokenUsage;
 }
@@ -210,7 +215,7 @@ export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promis
     if (w.summary !== undefined) metadata.summary = w.summary;
     if (w.transcriptPath) metadata.transcript_path = w.transcriptPath;
     mark('store: slot chosen');
-    const filesMap = slotFiles({ metadata, transcript, format: w.format, prompts });
+    const filesMap = slotFiles({ metadata, transcript, format: w.format, prompts, layers: w.contextLayers });
     mark('store: files built');
     const base = `${shardPath(w.checkpointId)}/${slot}`;
     const changes: TreeChange[] = [{ op: 'delete', path: base }];
@@ -258,7 +263,7 @@ export async function updateCommittedSession(repo: Repo, u: SessionUpdate): Prom
     const existing = new Map((slotTree ?? []).map((e) => [e.name, e.oid]));
     const metadata: SessionMetadata = { ...slotInfo.metadata };
     if (u.tokenUsage) metadata.token_usage = u.tokenUsage;
-    const wanted = slotFiles({ metadata, transcript, format: u.format, prompts });
+    const wanted = slotFiles({ metadata, transcript, format: u.format, prompts, layers: u.contextLayers });
     // metadata.json is rewritten only when usage changed, so its bytes (and
     // unknown keys, as decoded) are otherwise left exactly as stored
     if (!u.tokenUsage) wanted.delete('metadata.json');

@@ -10,6 +10,7 @@ import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, type Ow
 import { toMetaUsage, condenseSession } from './condense.js';
 import { describeError } from '../errors.js';
 import { fault } from './faults.js';
+import { layersForStore } from './context-layers.js';
 
 export const MAX_HOOK_ATTEMPTS = 10;
 
@@ -37,6 +38,8 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
   const prompts = await promptsOf(adapter, path, owner);
   const here = positionOf(adapter, path, owner);
   const end = here.position;
+  // the whole turn: every checkpoint of it gets the same layers
+  const contextLayers = layersForStore(ctx, { adapter, transcript, format: adapter.transcriptFormat(path), prompts, sessionId: state.session_id });
 
   // start of each checkpoint's range, from its stored slot metadata
   const starts = new Map<string, number>();
@@ -84,6 +87,7 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
         format: adapter.transcriptFormat(path!),
         prompts,
         promptsRedacted: true, // promptsOf: from the transcript cache, redacted
+        contextLayers,
         tokenUsage: usage,
       });
       fault('finalize-after-update');
