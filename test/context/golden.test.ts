@@ -55,7 +55,7 @@ class Transcript {
   edit(path: string, oldString = 'a', newString = 'b'): this {
     return this.tool('Edit', { file_path: `${ROOT}/${path}`, old_string: oldString, new_string: newString });
   }
-  bash(command: string, out: { ok?: string; error?: string; reject?: string } = { ok: '' }): this {
+  bash(command: string, out: { ok?: string; error?: string; reject?: string; note?: string } = { ok: '' }): this {
     return this.tool('Bash', { command }, out);
   }
   todos(list: [string, 'pending' | 'in_progress' | 'completed'][]): this {
