@@ -296,6 +296,11 @@ export interface AgentAdapter {
    * Never throws on malformed lines (they yield nothing).
    */
   contextEvents?(transcript: TranscriptText): Iterable<ContextEvent>;
+  /**
+   * SPEC-2 §F.6: the fields to add to the session-start hook's stdout JSON that hand `text` to
+   * a new session. Optional: agents without a verified mechanism get nothing.
+   */
+  sessionStartContext?(text: string): Record<string, unknown>;
 }
 
 export type FlushOutcome = 'disabled' | 'flushed' | 'stable' | 'timeout';

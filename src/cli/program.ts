@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   rewind: () => import('./commands/rewind.js'),
   resume: () => import('./commands/resume.js'),
   tasks: () => import('./commands/tasks.js'),
+  context: () => import('./commands/context.js'),
   redact: () => import('./commands/redact.js'),
   version: () => import('./commands/version.js'),
   debug: () => import('./commands/debug.js'),

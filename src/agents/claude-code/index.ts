@@ -50,6 +50,7 @@ export const claudeCodeAgent: AgentAdapter = {
   restorePath: claudeTranscriptPath,
   resumeArgv: (sessionId) => ['claude', '-r', sessionId],
   contextEvents: claudeContextEvents,
+  sessionStartContext: (text) => ({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } }),
 };
 
 export * from './hooks.js';
