@@ -301,6 +301,11 @@ export interface AgentAdapter {
    * a new session. Optional: agents without a verified mechanism get nothing.
    */
   sessionStartContext?(text: string): Record<string, unknown>;
+  /**
+   * SPEC-2 §F.3: argv that starts a NEW session whose first prompt is `seed` (the fallback when
+   * a thread cannot be resumed). Optional: without it the seed is written to a file.
+   */
+  startArgv?(seed: string): string[];
 }
 
 export type FlushOutcome = 'disabled' | 'flushed' | 'stable' | 'timeout';

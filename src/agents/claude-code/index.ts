@@ -49,6 +49,7 @@ export const claudeCodeAgent: AgentAdapter = {
     chooseTranscriptPath(stdinPath, () => claudeTranscriptPath(repoRoot, sessionId), claudeTranscriptRoot(), refused),
   restorePath: claudeTranscriptPath,
   resumeArgv: (sessionId) => ['claude', '-r', sessionId],
+  startArgv: (seed) => ['claude', seed],
   contextEvents: claudeContextEvents,
   sessionStartContext: (text) => ({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } }),
 };

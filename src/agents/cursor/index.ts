@@ -47,6 +47,7 @@ export const cursorAgent: AgentAdapter = {
     chooseTranscriptPath(stdinPath, () => cursorTranscriptPath(repoRoot, sessionId), cursorTranscriptRoot(), refused),
   restorePath: (repoRoot, sessionId) => cursorTranscriptPath(repoRoot, sessionId),
   resumeArgv: (sessionId) => ['cursor-agent', '--resume', sessionId],
+  startArgv: (seed) => ['cursor-agent', seed],
   contextEvents: cursorContextEvents,
 };
 

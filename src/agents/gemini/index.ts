@@ -51,6 +51,7 @@ export const geminiAgent: AgentAdapter = {
   restorePath: geminiRestorePath,
   prepareRestore: registerGeminiProject,
   resumeArgv: (sessionId) => ['gemini', '--resume', sessionId],
+  startArgv: (seed) => ['gemini', '-i', seed],
   contextEvents: geminiContextEvents,
 };
 
