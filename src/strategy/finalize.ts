@@ -3,6 +3,7 @@
  * running gets the full, redacted transcript of the turn. An ID leaves the
  * pending list only once its update landed; failures are kept and retried.
  */
+import { noteResumedWork } from './resumed-work.js';
 import type { HookContext } from './context.js';
 import type { SessionState } from '../session/state.js';
 import { readCheckpoint, updateCommittedSession } from '../store/committed.js';
@@ -94,6 +95,8 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
       next.turn_checkpoint_ids = (next.turn_checkpoint_ids ?? []).filter((x) => x !== id);
       delete next.finalize_failures![id];
       ctx.log.info('finalized checkpoint', { session_id: state.session_id, checkpoint_id: id });
+      // a retry of a finalization that failed before: pending work resumed
+      if (failure) noteResumedWork(ctx.repo.root, 'finalizations');
     } catch (e) {
       recordFailure(next, id, e, ctx.now());
       ctx.log.warn('finalize failed; will retry', { session_id: state.session_id, checkpoint_id: id, error: e });
