@@ -65,3 +65,21 @@ describe('layered context on every transcript fixture (SPEC-2 F8)', () => {
     });
   }
 });
+
+describe('Cursor transcripts (role-keyed JSONL) get layers too', () => {
+  it('names the goal, the edited file and the failing shell command', async () => {
+    const lines = [
+      { role: 'user', message: { content: [{ type: 'text', text: '<user_query>\nAdd a health check to server.ts\n</user_query>' }] } },
+      { role: 'assistant', message: { content: [{ type: 'tool_use', id: 't1', name: 'StrReplace', input: { path: '/w/proj/src/server.ts', old_string: 'a', new_string: 'b' } }] } },
+      { role: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] } },
+      { role: 'assistant', message: { content: [{ type: 'tool_use', id: 't2', name: 'Shell', input: { command: 'npm test' } }] } },
+      { role: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 't2', is_error: true, content: 'Error: 1 test failed' }] } },
+      { role: 'assistant', message: { content: [{ type: 'text', text: 'One test still fails.' }] } },
+    ];
+    const adapter = await getAgent('cursor');
+    const layers = contextLayers({ adapter, transcript: Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n') + '\n'), format: 'jsonl', prompts: [], root: '/w/proj' });
+    expect(layers!.l1).toContain('- **Goal:** Add a health check to server.ts');
+    expect(layers!.l1).toContain('- **Active files:** `src/server.ts`');
+    expect(layers!.l1).toContain('- **Blocker:** `npm test` failing: Error: 1 test failed');
+  });
+});
