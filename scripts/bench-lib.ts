@@ -9,6 +9,8 @@ import { ensureMetadataBranch } from '../src/store/branch.js';
 import { PreRedacted } from '../src/store/content.js';
 import { benchRedaction, buildBenchTranscript } from '../src/redact/bench.js';
 import { resetGitEnvForTests } from '../src/git/exec.js';
+import { contextLayers } from '../src/context/layers.js';
+import { getAgent } from '../src/agents/registry.js';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 
@@ -175,4 +177,21 @@ async function benchNotesIn(dir: string, runs: number, seeded: number): Promise<
   }
   repo.objects.close();
   return median(xs);
+}
+
+/**
+ * SPEC-2 §F.4 derivation cost: the layered context of a generated Claude transcript of about
+ * `bytes` bytes, from its bytes in memory (the hooks read the redaction cache's file the same way).
+ */
+export async function benchContext(bytes: number, runs: number): Promise<{ ms: number; msPerMb: number; bytes: number }> {
+  const adapter = await getAgent('claude-code');
+  const buf = Buffer.from(buildBenchTranscript(bytes, 7));
+  const xs: number[] = [];
+  for (let i = 0; i < runs + 1; i++) {
+    const t0 = process.hrtime.bigint();
+    contextLayers({ adapter, transcript: buf, format: 'jsonl', prompts: [], root: '/home/dev/proj' });
+    if (i > 0) xs.push(ms(t0)); // the first run compiles
+  }
+  const m = median(xs);
+  return { ms: m, msPerMb: m / (buf.length / 1e6), bytes: buf.length };
 }

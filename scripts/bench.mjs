@@ -20,7 +20,7 @@ const RUNS = Math.max(10, Number(process.env.BENCH_RUNS ?? 10));
  */
 const WARMUP = 4;
 const QUICK = process.env.BENCH_QUICK === '1'; // smaller transcripts, for trying the script
-// BENCH_ONLY=hooks,history,…: only these groups (commit, hooks, history, include, stop, agents, redact, explain, store, sessionlog, teams, links)
+// BENCH_ONLY=hooks,history,…: only these groups (commit, hooks, history, include, stop, agents, redact, context, explain, store, sessionlog, teams, links)
 const ONLY = new Set((process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 const want = (group) => ONLY.size === 0 || ONLY.has(group);
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'entire-bench-')));
@@ -419,6 +419,14 @@ if (want('redact')) {
   note('redaction throughput (50 MB JSONL)');
   const red = lib.benchRedact(QUICK ? 5 * MB : 50 * MB, 3);
   rows.push({ label: 'redaction of a JSONL transcript', ms: red.ms, ratio: NaN, extra: `${red.mbPerSec.toFixed(1)} MB/s on ${(red.bytes / 1e6).toFixed(0)} MB (target ≥ 25)` });
+}
+
+if (want('context')) {
+  note('layered context derivation (SPEC-2 §F.4)');
+  for (const size of QUICK ? [5 * MB] : [3 * MB, 50 * MB]) {
+    const c = await lib.benchContext(size, 5);
+    rows.push({ label: `context.md derivation, ${(c.bytes / 1e6).toFixed(0)} MB transcript`, ms: c.ms, ratio: NaN, extra: `${c.msPerMb.toFixed(1)} ms/MB (target ≤ 10)` });
+  }
 }
 
 if (live && want('explain')) {

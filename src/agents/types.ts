@@ -83,6 +83,66 @@ export interface TranscriptPositionResult {
 }
 
 // ---------------------------------------------------------------------------
+// Context events (SPEC-2 §F.4): the conversation reduced to what the layered context needs
+
+/** What a tool call did, as far as the layered context cares. */
+export type ContextToolKind = 'edit' | 'shell' | 'todo' | 'task' | 'question' | 'plan' | 'other';
+
+export interface ContextTodo {
+  text: string;
+  status: 'pending' | 'in_progress' | 'completed';
+}
+
+/**
+ * One normalized event of a transcript, in transcript order. Adapters yield only what the user
+ * typed as `prompt` (never IDE tags, meta lines, `/clear`, hook output, task notifications or
+ * compaction summaries, which are `compaction`).
+ */
+export type ContextEvent =
+  | { type: 'prompt'; text: string }
+  /** User text sent beside a tool result, mid-turn. */
+  | { type: 'user-note'; text: string }
+  /** The user stopped the agent (`[Request interrupted by user]`). */
+  | { type: 'interrupt' }
+  | { type: 'assistant'; text: string }
+  | {
+      type: 'tool';
+      /** Pairs the call with its `result`. */
+      id: string;
+      kind: ContextToolKind;
+      /** The agent's tool name (`Edit`, `run_shell_command`, …). */
+      name: string;
+      /** Files the call writes (edit), as the transcript names them. */
+      paths?: string[];
+      /** Shell: the command line. */
+      command?: string;
+      /** Todo: the whole list after the call. */
+      todos?: ContextTodo[];
+      /** Question / plan / task: what was asked or proposed. */
+      text?: string;
+      /** Edit: the replaced and the new text, when the call says (self-reverts). */
+      edit?: { old: string; new: string };
+    }
+  | {
+      type: 'result';
+      id: string;
+      status: 'ok' | 'error' | 'rejected';
+      /** error: the output (its first meaningful line is kept); rejected: the user's feedback; ok: the answer (questions). */
+      text?: string;
+    }
+  /** The agent compacted the conversation; `text` is its summary. */
+  | { type: 'compaction'; text: string };
+
+/** A stored transcript handed to `contextEvents`: read it in windows of whole lines, or whole. */
+export interface TranscriptText {
+  readonly format: TranscriptFormat;
+  /** JSONL: consecutive pieces of whole lines, each at most ~1 MiB (a longer line alone). */
+  windows(): Iterable<string>;
+  /** Everything at once (documents, and JSONL whose lines patch earlier ones). */
+  whole(): string;
+}
+
+// ---------------------------------------------------------------------------
 // Hook events
 
 export type HookEventKind =
@@ -273,6 +333,23 @@ export interface AgentAdapter {
   ): Promise<{ status: 'restored' | 'same' | 'kept'; where: string; backup?: string }>;
   /** argv that resumes the session in the agent (printed shell-quoted, SPEC-2 §A.8). */
   resumeArgv(sessionId: string): string[];
+
+  /**
+   * SPEC-2 §F.4: the transcript's conversation as normalized events, in order, for the layered
+   * `context.md` (src/context/). Optional: without it an agent's context holds its prompts only.
+   * Never throws on malformed lines (they yield nothing).
+   */
+  contextEvents?(transcript: TranscriptText): Iterable<ContextEvent>;
+  /**
+   * SPEC-2 §F.6: the fields to add to the session-start hook's stdout JSON that hand `text` to
+   * a new session. Optional: agents without a verified mechanism get nothing.
+   */
+  sessionStartContext?(text: string): Record<string, unknown>;
+  /**
+   * SPEC-2 §F.3: argv that starts a NEW session whose first prompt is `seed` (the fallback when
+   * a thread cannot be resumed). Optional: without it the seed is written to a file.
+   */
+  startArgv?(seed: string): string[];
 }
 
 export type FlushOutcome = 'disabled' | 'flushed' | 'stable' | 'timeout';

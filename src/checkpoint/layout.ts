@@ -55,6 +55,8 @@ export function slotFiles(o: {
   transcript: Buffer | StoredTranscript | ChunkedTranscript | null;
   format: 'jsonl' | 'json';
   prompts: readonly string[];
+  /** SPEC-2 §F.4 layers of `context.md` (else v1's prompt list). */
+  layers?: { l1: string; l2: string } | null;
 }): Map<string, SlotFile> {
   const files = new Map<string, SlotFile>();
   files.set('metadata.json', encodeSessionMetadata(o.metadata));
@@ -71,7 +73,7 @@ export function slotFiles(o: {
   }
   const prompt = encodePromptFile(o.prompts);
   if (prompt !== '') files.set('prompt.txt', prompt);
-  const context = encodeContextFile(o.prompts);
+  const context = encodeContextFile(o.prompts, o.layers);
   if (context !== '') files.set('context.md', context);
   return files;
 }

@@ -4,7 +4,7 @@
  */
 import { encodeJson } from './json.js';
 import { isCheckpointId } from './id.js';
-import { isAgentId } from '../trust/ids.js';
+import { isAgentId, isTaskId } from '../trust/ids.js';
 import { deeperThan, limitDepth } from './accept.js';
 
 function bounded(v: unknown): unknown {
@@ -110,6 +110,8 @@ export interface SessionMetadata {
   checkpoints_count: number;
   files_touched: string[] | null;
   agent?: string;
+  /** SPEC-2 §F.1: the supervisor's task this session worked on (`ENTIRE_TASK_ID`). */
+  task_id?: string;
   turn_id?: string;
   is_task?: boolean;
   tool_use_id?: string;
@@ -134,6 +136,7 @@ const SESSION_KEYS = [
   'checkpoints_count',
   'files_touched',
   'agent',
+  'task_id',
   'turn_id',
   'is_task',
   'tool_use_id',
@@ -160,6 +163,7 @@ export function encodeSessionMetadata(m: SessionMetadata): string {
   o['checkpoints_count'] = m.checkpoints_count;
   o['files_touched'] = m.files_touched && m.files_touched.length > 0 ? m.files_touched : null;
   if (m.agent) o['agent'] = m.agent;
+  if (m.task_id) o['task_id'] = m.task_id;
   if (m.turn_id) o['turn_id'] = m.turn_id;
   if (m.is_task) o['is_task'] = true;
   if (m.tool_use_id) o['tool_use_id'] = m.tool_use_id;
@@ -207,6 +211,8 @@ export function decodeSessionMetadata(raw: unknown, dirId?: string): SessionMeta
   if (branch) m.branch = branch;
   const agent = str(o['agent']);
   if (agent) m.agent = agent;
+  const task = str(o['task_id']);
+  if (isTaskId(task)) m.task_id = task;
   const turn = str(o['turn_id']);
   if (turn) m.turn_id = turn;
   if (o['is_task'] === true) m.is_task = true;

@@ -26,9 +26,15 @@ export function truncateUtf8(s: string, maxBytes: number): string {
   return out;
 }
 
-export function encodeContextFile(prompts: readonly string[]): string {
-  if (prompts.length === 0) return '';
-  let s = '# Session Context\n\n## User Prompts\n\n';
+/**
+ * `context.md`: v1's prompt list, or with `layers` (SPEC-2 §F.4) the Execution Register and
+ * the Cognitive Cache before it; from `## User Prompts` on the bytes are v1's either way.
+ */
+export function encodeContextFile(prompts: readonly string[], layers?: { l1: string; l2: string } | null): string {
+  if (prompts.length === 0 && !layers) return '';
+  let s = '# Session Context\n\n';
+  if (layers) s += layers.l1 + '\n\n' + (layers.l2 ? layers.l2 + '\n\n' : '');
+  s += '## User Prompts\n\n';
   prompts.forEach((p, i) => {
     const shown = Buffer.byteLength(p, 'utf8') > CONTEXT_PROMPT_MAX_BYTES ? truncateUtf8(p, CONTEXT_PROMPT_MAX_BYTES) + '...' : p;
     s += `### Prompt ${i + 1}\n\n${shown}\n\n`;

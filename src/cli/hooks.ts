@@ -90,7 +90,16 @@ export async function runHookCommand(args: string[]): Promise<void> {
       case 'session-start': {
         const msg = await turn.sessionStart(ctx, event, adapter);
         const { encodeJsonLine } = await import('../checkpoint/json.js');
-        writeStdout(encodeJsonLine({ systemMessage: msg }) + '\n');
+        // SPEC-2 §F.6: only agents with a mechanism for it get the seed
+        let seeded: Record<string, unknown> = {};
+        if (adapter.sessionStartContext && ctx.settings.settings.context_on_start === true) {
+          const text = await (await import('../strategy/seed.js')).startContext(ctx, event).catch((e: unknown) => {
+            ctx.log.warn('context_on_start: no context handed over', { error: e });
+            return null;
+          });
+          if (text) seeded = adapter.sessionStartContext(text);
+        }
+        writeStdout(encodeJsonLine({ systemMessage: msg, ...seeded }) + '\n');
         break;
       }
       case 'turn-start':

@@ -21,6 +21,8 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   explain: () => import('./commands/explain.js'),
   rewind: () => import('./commands/rewind.js'),
   resume: () => import('./commands/resume.js'),
+  tasks: () => import('./commands/tasks.js'),
+  context: () => import('./commands/context.js'),
   redact: () => import('./commands/redact.js'),
   version: () => import('./commands/version.js'),
   debug: () => import('./commands/debug.js'),

@@ -6,6 +6,7 @@
  * missing checkpoint is written only from a recorded pending condensation of
  * a commit that still carries its ID.
  */
+import { hookOperations } from './status.js';
 import { chmodSync, existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join, relative } from 'node:path';
 import { openRepo, headCommit, currentBranch, type Repo } from '../git/repo.js';
@@ -1110,14 +1111,22 @@ export async function runDoctor(
     }
     if (repair) await doctor.repairAll();
     const report = reportOf(doctor.planned.map((p) => p.finding));
+    // after any repair: what later hooks resumed, and what is still pending (issue 19)
+    const ops = hookOperations(repo.root, listStates(repo.commonDir).states.map((l) => l.state));
     if (opts.json) {
-      io.raw(encodeJson(jsonOf(report)));
+      io.raw(encodeJson({ ...(jsonOf(report) as Record<string, unknown>), hook_operations: ops }));
     } else {
       for (const f of report.findings) io.out(line(f));
       if (report.found === 0) io.out('No problems found.');
       else {
         io.out(`${report.found} problem(s) found, ${report.fixed} fixed.`);
         if (!repair && repairable) io.out('Run `entire doctor --force` to fix them.');
+      }
+      if (ops.resumed_pending_work > 0 || ops.still_pending > 0) {
+        const r = ops.resumed;
+        io.out(
+          `Hook operations: ${ops.resumed_pending_work} resumed pending work (${r.condensations} condensation(s), ${r.finalizations} finalization(s), ${r.commit_intents} commit intent(s)); ${ops.still_pending} still pending.`,
+        );
       }
     }
     return report.failed > 0 ? 1 : 0;

@@ -4,6 +4,7 @@
  * lists state files without the index (which would write its cache), takes
  * no lock and changes no ref (SPEC §11.40).
  */
+import { readResumedWork, totalResumed, type ResumedCounts } from '../strategy/resumed-work.js';
 import { isEntireError } from '../errors.js';
 import { openRepo, currentBranch, type Repo } from '../git/repo.js';
 import { readRef } from '../git/refs.js';
@@ -49,6 +50,8 @@ export interface StatusJson {
   agent_hooks_untrusted?: { agent: string; detail: string }[];
   /** SPEC-2 §E: where checkpoints are pushed and how far ahead/behind each checkpoint remote (an addition to v1 §8.3). */
   checkpoint_sync?: SyncStateJson;
+  /** The stateful execution contract in numbers (issue 19): pending work resumed by later hooks, and what is still pending. */
+  hook_operations: { resumed_pending_work: number; resumed: ResumedCounts; still_pending: number };
 }
 
 export const NOT_A_REPO_LINE = '✕ not a git repository';
@@ -59,6 +62,14 @@ export function worktreeSessions(repo: Repo): { sessions: SessionState[]; corrup
   const { states, corrupt } = listStates(repo.commonDir);
   const sessions = states.map((l) => l.state).filter((s) => inThisWorktree(s, repo) && isLiveState(s));
   return { sessions, corrupt: corrupt.length };
+}
+
+/** Resumed (counted by the hooks) and still-pending (the states' queues) hook operations. */
+export function hookOperations(root: string, sessions: readonly SessionState[]): StatusJson['hook_operations'] {
+  const resumed = readResumedWork(root);
+  let pending = 0;
+  for (const s of sessions) pending += (s.turn_checkpoint_ids?.length ?? 0) + (s.pending_condensations?.length ?? 0);
+  return { resumed_pending_work: totalResumed(resumed), resumed, still_pending: pending };
 }
 
 function sessionJson(s: SessionState, repo: Repo, branch: string): StatusSessionJson {
@@ -123,6 +134,7 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
       hooks_dir: repo.hooksDir,
       git_hooks: hooks,
       sessions: sessions.map((s) => sessionJson(s, repo, branch)),
+      hook_operations: hookOperations(repo.root, sessions),
     };
     if (gaps.length > 0) doc.agent_hooks_untrusted = gaps.flatMap((g) => g.lines.map((l) => ({ agent: g.agent, detail: l.replace(/^!\s*/, '') })));
     if (loaded.configured) doc.checkpoint_sync = await syncState(repo, loaded.settings);

@@ -4,7 +4,7 @@
  * kept and re-emitted after the known ones. Pure: no file I/O here.
  */
 import { isLowerHex } from '../hex.js';
-import { isAgentId, validateSessionId } from '../trust/ids.js';
+import { isAgentId, isTaskId, validateSessionId } from '../trust/ids.js';
 import * as z from 'zod/mini';
 import * as shape from '../shape.js';
 import { shadowBranchName as shadowBranchOf } from '../checkpoint/shadow.js';
@@ -103,6 +103,10 @@ export interface SessionState {
   finalize_failures?: Record<string, FinalizeFailure>;
   /** SPEC-2 §B.5: background subagents still running. */
   background_agents?: BackgroundAgent[];
+  /** SPEC-2 §F.1: the supervisor's task (`ENTIRE_TASK_ID`) this thread last worked on. */
+  task_id?: string;
+  /** SPEC-2 §F.1: turns this thread has run under `task_id` (its attempt count). */
+  task_attempts?: number;
   /** Unknown top-level keys in file order, re-emitted after the known ones. */
   extra?: Record<string, unknown>;
 }
@@ -136,6 +140,8 @@ export const STATE_KEYS = [
   'pending_condensations',
   'finalize_failures',
   'background_agents',
+  'task_id',
+  'task_attempts',
 ] as const;
 
 /** Deprecated keys consumed on load and never written again. */
@@ -232,6 +238,8 @@ function buildSchemas() {
     pending_condensations: z.nullish(z.array(Pending)),
     finalize_failures: z.nullish(z.record(z.string(), Failure)),
     background_agents: z.nullish(z.array(Background)),
+    task_id: zStr,
+    task_attempts: zInt,
   });
   return { TokenUsage, Pending, Failure, Background, State };
 }
@@ -297,6 +305,8 @@ export const stateShapes = (() => {
     pending_condensations: shape.nullish(shape.arrayOf(Pending)),
     finalize_failures: shape.nullish(shape.recordOf(Failure)),
     background_agents: shape.nullish(shape.arrayOf(Background)),
+    task_id: sStr,
+    task_attempts: sInt,
   });
   return { TokenUsage, Pending, Failure, Background, State };
 })();
@@ -483,6 +493,15 @@ export function parseState(raw: unknown, opts: { where?: string; sessionId?: str
     if (kept.length > 0) state.background_agents = kept;
   }
 
+  if (v.task_id) {
+    if (isTaskId(v.task_id)) {
+      state.task_id = v.task_id;
+      if (v.task_attempts && v.task_attempts > 0) state.task_attempts = v.task_attempts;
+    } else {
+      warnings.push(`session ${sid}: invalid task_id ${JSON.stringify(String(v.task_id).slice(0, 40))} dropped`);
+    }
+  }
+
   // Legacy: deprecated offsets fill a zero checkpoint_transcript_start, then are dropped.
   if (!state.checkpoint_transcript_start) {
     const legacy = (v.condensed_transcript_lines ?? 0) > 0 ? v.condensed_transcript_lines : v.transcript_lines_at_start;
@@ -585,6 +604,10 @@ export function stateToJson(s: SessionState): Record<string, unknown> {
   }
   if (nonEmptyArray(s.background_agents)) {
     out['background_agents'] = s.background_agents.map((b) => ({ agent_id: b.agent_id, tool_use_id: b.tool_use_id, started_at: b.started_at, cursor: b.cursor }));
+  }
+  if (s.task_id) {
+    out['task_id'] = s.task_id;
+    if (s.task_attempts) out['task_attempts'] = s.task_attempts;
   }
   if (s.extra) {
     for (const [k, v] of Object.entries(s.extra)) {

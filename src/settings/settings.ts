@@ -21,7 +21,7 @@ export const SETTINGS_FILE = 'settings.json';
 export const LOCAL_SETTINGS_FILE = 'settings.local.json';
 
 /** Known keys, in the order new keys are appended. */
-export const SETTINGS_KEYS = ['strategy', 'enabled', 'local_dev', 'log_level', 'strategy_options', 'telemetry'] as const;
+export const SETTINGS_KEYS = ['strategy', 'enabled', 'local_dev', 'log_level', 'strategy_options', 'telemetry', 'context_on_start'] as const;
 export type SettingsKey = (typeof SETTINGS_KEYS)[number];
 
 export const DEFAULT_STRATEGY = 'manual-commit';
@@ -39,6 +39,8 @@ export interface EntireSettings {
   strategy_options?: Record<string, unknown>;
   /** Kept, unused. */
   telemetry?: boolean | null;
+  /** SPEC-2 §F.6: hand a new agent session the branch's latest layered context (default false). */
+  context_on_start?: boolean;
 }
 
 export interface SettingsFile {
@@ -72,6 +74,7 @@ function buildSettingsSchema() {
     log_level: z.nullish(z.string()),
     strategy_options: z.nullish(z.record(z.string(), z.unknown())),
     telemetry: z.nullish(z.boolean()),
+    context_on_start: z.nullish(z.boolean()),
   });
 }
 export const SettingsSchema = (): ReturnType<typeof buildSettingsSchema> => (settingsSchema ??= buildSettingsSchema());
@@ -82,6 +85,7 @@ export const settingsShape = shape.looseObject({
   log_level: shape.nullish(shape.str),
   strategy_options: shape.nullish(shape.recordOf(shape.unknown)),
   telemetry: shape.nullish(shape.bool),
+  context_on_start: shape.nullish(shape.bool),
 });
 
 const KNOWN: ReadonlySet<string> = new Set(SETTINGS_KEYS);
@@ -135,6 +139,7 @@ function toSettings(raw: Record<string, unknown>, path: string): EntireSettings 
   if (v.log_level !== undefined && v.log_level !== null) s.log_level = v.log_level;
   if (v.strategy_options !== undefined && v.strategy_options !== null) s.strategy_options = { ...v.strategy_options };
   if (v.telemetry !== undefined) s.telemetry = v.telemetry;
+  if (v.context_on_start !== undefined && v.context_on_start !== null) s.context_on_start = v.context_on_start;
   return s;
 }
 
@@ -171,6 +176,7 @@ export function mergeSettings(project: EntireSettings | null, local: EntireSetti
   if (local.enabled !== undefined) out.enabled = local.enabled;
   if (local.local_dev !== undefined) out.local_dev = local.local_dev;
   if (local.telemetry !== undefined) out.telemetry = local.telemetry;
+  if (local.context_on_start !== undefined) out.context_on_start = local.context_on_start;
   if (local.strategy_options) out.strategy_options = { ...(out.strategy_options ?? {}), ...local.strategy_options };
   return out;
 }
@@ -221,6 +227,7 @@ export type SettingsPatch = {
   log_level?: string | undefined;
   strategy_options?: Record<string, unknown> | undefined;
   telemetry?: boolean | null | undefined;
+  context_on_start?: boolean | undefined;
 };
 
 /** The bytes `saveSettings` would write for `patch` over `raw` (pure). */

@@ -25,6 +25,7 @@ import { aggregateRoot, chooseSlot, isTranscriptFile, slotFiles, type ChunkedTra
 import { chunkJsonlSource, joinTranscriptChunks, orderedChunkNames, looksLikeJsonDocument, MAX_CHUNK_BYTES, sha256Of } from '../checkpoint/chunks.js';
 import { ByteSource } from '../byte-source.js';
 import { decodePromptFile } from '../checkpoint/prompts.js';
+import type { Layers } from '../context/layers.js';
 import { CLI_VERSION } from '../version.js';
 import { casWrite, ensureMetadataBranch } from './branch.js';
 import { readBlob, readDir, readTreeByOid, subdirs, files as fileEntries } from './tree.js';
@@ -38,6 +39,8 @@ export interface SessionWrite {
   sessionId: string;
   /** The agent's display name. */
   agent?: string;
+  /** SPEC-2 §F.1: the session's task (`ENTIRE_TASK_ID`). */
+  taskId?: string;
   /** Whole transcript; plain text is redacted here. null = none stored. */
   transcript: TranscriptInput;
   format: 'jsonl' | 'json';
@@ -45,6 +48,8 @@ export interface SessionWrite {
   prompts: string[];
   /** The prompts come redacted (the transcript cache's): skip loading the redactor. */
   promptsRedacted?: boolean;
+  /** SPEC-2 §F.4 layers of `context.md`, derived from the redacted transcript (stored as given). */
+  contextLayers?: Layers | null;
   filesTouched: string[];
   checkpointsCount: number;
   branch?: string;
@@ -70,6 +75,8 @@ export interface SessionUpdate {
   format: 'jsonl' | 'json';
   prompts: string[];
   promptsRedacted?: boolean;
+  /** SPEC-2 §F.4 layers of `context.md` for the whole transcript (finalization). */
+  contextLayers?: Layers | null;
   /** Replace the slot's token usage when given (SPEC §6.6 step 3). */
   tokenUsage?: TokenUsage;
 }
@@ -203,6 +210,7 @@ export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promis
     };
     if (w.branch) metadata.branch = w.branch;
     if (w.agent) metadata.agent = w.agent;
+    if (w.taskId) metadata.task_id = w.taskId;
     if (w.turnId) metadata.turn_id = w.turnId;
     if (w.isTask) metadata.is_task = true;
     if (w.toolUseId) metadata.tool_use_id = w.toolUseId;
@@ -212,7 +220,7 @@ export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promis
     if (w.summary !== undefined) metadata.summary = w.summary;
     if (w.transcriptPath) metadata.transcript_path = w.transcriptPath;
     mark('store: slot chosen');
-    const filesMap = slotFiles({ metadata, transcript, format: w.format, prompts });
+    const filesMap = slotFiles({ metadata, transcript, format: w.format, prompts, layers: w.contextLayers });
     mark('store: files built');
     const base = `${shardPath(w.checkpointId)}/${slot}`;
     const changes: TreeChange[] = [{ op: 'delete', path: base }];
@@ -260,7 +268,7 @@ export async function updateCommittedSession(repo: Repo, u: SessionUpdate): Prom
     const existing = new Map((slotTree ?? []).map((e) => [e.name, e.oid]));
     const metadata: SessionMetadata = { ...slotInfo.metadata };
     if (u.tokenUsage) metadata.token_usage = u.tokenUsage;
-    const wanted = slotFiles({ metadata, transcript, format: u.format, prompts });
+    const wanted = slotFiles({ metadata, transcript, format: u.format, prompts, layers: u.contextLayers });
     // metadata.json is rewritten only when usage changed, so its bytes (and
     // unknown keys, as decoded) are otherwise left exactly as stored
     if (!u.tokenUsage) wanted.delete('metadata.json');

@@ -29,6 +29,8 @@ export interface StepMetadata {
   promptsRedacted?: boolean;
   /** Last assistant text. */
   summary?: string;
+  /** SPEC-2 §F.4 layers of `context.md`, derived from the redacted transcript (stored as given). */
+  contextLayers?: { l1: string; l2: string } | null;
 }
 
 export interface StepWrite {
@@ -77,7 +79,7 @@ async function overlayFiles(sessionId: string, m: StepMetadata): Promise<Map<str
   const prompts = m.promptsRedacted ? m.prompts : await Promise.all(m.prompts.map((p) => redactText(p, 'text')));
   const prompt = encodePromptFile(prompts);
   if (prompt) out.set(`${dir}/prompt.txt`, prompt);
-  const context = encodeContextFile(prompts);
+  const context = encodeContextFile(prompts, m.contextLayers);
   if (context) out.set(`${dir}/context.md`, context);
   if (m.summary) out.set(`${dir}/summary.txt`, await redactText(m.summary, 'text'));
   return out;

@@ -16,6 +16,7 @@ import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, readabl
 import { copyUsage, type TokenUsage } from '../checkpoint/metadata.js';
 import { EntireError } from '../errors.js';
 import { mark } from '../timing.js';
+import { layersForStore } from './context-layers.js';
 
 /** Transcript usage as stored in metadata (the counters only). */
 export const toMetaUsage = copyUsage;
@@ -83,14 +84,18 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     }
   }
   if (!ctx.head) throw new EntireError('NO_COMMITS', 'no HEAD to link');
+  const stored = typeof transcript === 'string' ? null : transcript;
+  const contextLayers = layersForStore(ctx, { adapter, transcript: stored, format, prompts, sessionId: state.session_id });
   const res = await writeCommittedSession(ctx.repo, {
     checkpointId: req.checkpointId,
     sessionId: state.session_id,
     agent: adapter.displayName,
+    taskId: state.task_id,
     transcript,
     format,
     prompts,
     promptsRedacted,
+    contextLayers,
     filesTouched: req.files,
     checkpointsCount: req.stepCount ?? state.checkpoint_count ?? 0,
     branch: ctx.branch ?? undefined,

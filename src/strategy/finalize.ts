@@ -3,6 +3,7 @@
  * running gets the full, redacted transcript of the turn. An ID leaves the
  * pending list only once its update landed; failures are kept and retried.
  */
+import { noteResumedWork } from './resumed-work.js';
 import type { HookContext } from './context.js';
 import type { SessionState } from '../session/state.js';
 import { readCheckpoint, updateCommittedSession } from '../store/committed.js';
@@ -10,6 +11,7 @@ import { adapterFor, analyze, positionOf, promptsOf, redactedTranscript, type Ow
 import { toMetaUsage, condenseSession } from './condense.js';
 import { describeError } from '../errors.js';
 import { fault } from './faults.js';
+import { layersForStore } from './context-layers.js';
 
 export const MAX_HOOK_ATTEMPTS = 10;
 
@@ -37,6 +39,8 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
   const prompts = await promptsOf(adapter, path, owner);
   const here = positionOf(adapter, path, owner);
   const end = here.position;
+  // the whole turn: every checkpoint of it gets the same layers
+  const contextLayers = layersForStore(ctx, { adapter, transcript, format: adapter.transcriptFormat(path), prompts, sessionId: state.session_id });
 
   // start of each checkpoint's range, from its stored slot metadata
   const starts = new Map<string, number>();
@@ -84,12 +88,15 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
         format: adapter.transcriptFormat(path!),
         prompts,
         promptsRedacted: true, // promptsOf: from the transcript cache, redacted
+        contextLayers,
         tokenUsage: usage,
       });
       fault('finalize-after-update');
       next.turn_checkpoint_ids = (next.turn_checkpoint_ids ?? []).filter((x) => x !== id);
       delete next.finalize_failures![id];
       ctx.log.info('finalized checkpoint', { session_id: state.session_id, checkpoint_id: id });
+      // a retry of a finalization that failed before: pending work resumed
+      if (failure) noteResumedWork(ctx.repo.root, 'finalizations');
     } catch (e) {
       recordFailure(next, id, e, ctx.now());
       ctx.log.warn('finalize failed; will retry', { session_id: state.session_id, checkpoint_id: id, error: e });

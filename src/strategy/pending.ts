@@ -2,6 +2,7 @@
  * SPEC §5 RetryPending: pending condensations first (a trailer must resolve,
  * P1), then leftover finalizations, before anything else a hook does.
  */
+import { noteResumedWork } from './resumed-work.js';
 import type { HookContext } from './context.js';
 import type { SessionState } from '../session/state.js';
 import { condenseSession } from './condense.js';
@@ -44,6 +45,7 @@ export async function retryPendingCondensations(ctx: HookContext, state: Session
       }
       ctx.log.info('wrote pending checkpoint', { session_id: state.session_id, checkpoint_id: p.checkpoint_id });
       if (p.commit) await noteCommit(ctx, p.commit, [p.checkpoint_id]);
+      noteResumedWork(ctx.repo.root, 'condensations');
       // a mid-turn commit of the running turn still needs its full transcript
       if (state.phase === 'active' && p.turn_id && p.turn_id === state.turn_id) {
         const ids = next.turn_checkpoint_ids ?? [];

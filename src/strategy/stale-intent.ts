@@ -3,6 +3,7 @@
  * intent prepare-commit-msg left behind names the checkpoint its trailer
  * promised, and whichever hook finds it writes that checkpoint (P1).
  */
+import { noteResumedWork } from './resumed-work.js';
 import type { HookContext } from './context.js';
 import { updateState } from '../session/store.js';
 import { readCommit } from '../store/tree.js';
@@ -90,5 +91,6 @@ export async function recoverStaleIntent(ctx: HookContext): Promise<void> {
   }
   removeIntent(ctx.repo.gitDir);
   ctx.log.info('recovered a stale commit intent', { checkpoint_id: intent.id ?? undefined });
+  noteResumedWork(ctx.repo.root, 'commit_intents');
 }
 

@@ -12,6 +12,8 @@ import type { SessionLock } from '../session/lock.js';
 import { sessionsForWorktree } from '../session/index.js';
 import { transition, applyBookkeeping, IDLE_WARN_MS } from '../session/phase.js';
 import { collapsePrompt } from '../checkpoint/prompts.js';
+import { recordTaskTurn } from '../session/task.js';
+import { layersForStore } from './context-layers.js';
 import { stepSubject } from '../checkpoint/messages.js';
 import { CLI_VERSION } from '../version.js';
 import { writeShadowStep } from '../store/shadow.js';
@@ -122,6 +124,9 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
   mark('stop: transcript redacted');
   const prompts = chunked || transcript ? await promptsOf(adapter, path, owner) : [];
   mark('stop: prompts');
+  // the chunked path leaves the redacted bytes in the cache: a second look is incremental (nothing new)
+  const layerSource = transcript ?? (chunked && path ? await redactedTranscript(ctx.repo.root, state.session_id, adapter, path).catch(() => null) : null);
+  const contextLayers = chunked || transcript ? layersForStore(ctx, { adapter, transcript: layerSource, format: adapter.transcriptFormat(path!), prompts, sessionId: state.session_id }) : null;
   fault('stop-before-step');
   const res = await writeShadowStep(ctx.repo, {
     baseCommit: migrated.base_commit || ctx.head,
@@ -131,7 +136,7 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
     statusPaths: view.status.map((e) => e.path),
     metadata:
       chunked || transcript
-        ? { transcript, chunks: chunked?.chunks, format: adapter.transcriptFormat(path!), prompts, promptsRedacted: true, summary: turn?.summary || undefined }
+        ? { transcript, chunks: chunked?.chunks, format: adapter.transcriptFormat(path!), prompts, promptsRedacted: true, summary: turn?.summary || undefined, contextLayers }
         : null,
     subject: stepSubject(prompts[prompts.length - 1], adapter.displayName),
   });
@@ -211,6 +216,8 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
     state.turn_id = newTurnId();
     state.last_interaction_time = ctx.now().toISOString();
     if (!state.first_prompt && event.prompt) state.first_prompt = collapsePrompt(await redactOne(event.prompt), 100);
+    const task = recordTaskTurn(state, process.env);
+    if (task.refused !== undefined) ctx.log.warn('ENTIRE_TASK_ID ignored (not 1-128 of [A-Za-z0-9._:-])', { session_id: state.session_id, error: `value ${JSON.stringify(task.refused)}` });
     dropStaleBackgroundAgents(state, ctx.now());
     return state;
   });

@@ -24,6 +24,12 @@ export function isCheckpointId(s: unknown): s is string {
 }
 
 /** Agent, subagent and tool-use ids: 1–128 of `[A-Za-z0-9_-]`. */
+const TASK_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** SPEC-2 §F.1: a supervisor's task id (`ENTIRE_TASK_ID`), 1–128 of `[A-Za-z0-9._:-]`. */
+export function isTaskId(s: unknown): s is string {
+  return typeof s === 'string' && TASK_ID.test(s);
+}
+
 export function isAgentId(s: unknown): boolean {
   if (typeof s !== 'string' || s.length === 0 || s.length > MAX_ID_BYTES) return false;
   for (let i = 0; i < s.length; i++) {

@@ -30,6 +30,8 @@ export class FakeClaude {
   }
 
   readonly cwd: string;
+  /** Environment every hook of this session runs with (e.g. `ENTIRE_TASK_ID`). */
+  hookEnv: Record<string, string | undefined> = {};
 
   private line(obj: Record<string, unknown>): void {
     if (obj['type'] === 'assistant') this.lastText = undefined;
@@ -47,7 +49,7 @@ export class FakeClaude {
       hook_event_name: verb,
       ...extra,
     });
-    return this.repo.entire(['hooks', 'claude-code', verb], { input, env, cwd: this.cwd });
+    return this.repo.entire(['hooks', 'claude-code', verb], { input, env: { ...this.hookEnv, ...env }, cwd: this.cwd });
   }
 
   sessionStart(): SpawnSyncReturns<string> {

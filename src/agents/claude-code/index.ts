@@ -1,4 +1,5 @@
 /** Claude Code adapter (SPEC §7.1, SPEC-2 §B). */
+import { claudeContextEvents } from './context.js';
 import { dirname, join } from 'node:path';
 import { waitForFlush } from '../flush.js';
 import { jsonlEntries } from '../entries.js';
@@ -48,6 +49,9 @@ export const claudeCodeAgent: AgentAdapter = {
     chooseTranscriptPath(stdinPath, () => claudeTranscriptPath(repoRoot, sessionId), claudeTranscriptRoot(), refused),
   restorePath: claudeTranscriptPath,
   resumeArgv: (sessionId) => ['claude', '-r', sessionId],
+  startArgv: (seed) => ['claude', seed],
+  contextEvents: claudeContextEvents,
+  sessionStartContext: (text) => ({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } }),
 };
 
 export * from './hooks.js';

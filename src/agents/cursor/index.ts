@@ -1,4 +1,5 @@
 /** Cursor adapter (SPEC §7.3, experimental). */
+import { cursorContextEvents } from './context.js';
 import { waitForFlush } from '../flush.js';
 import { jsonlEntries } from '../entries.js';
 import { jsonlCwd } from '../jsonl.js';
@@ -46,6 +47,8 @@ export const cursorAgent: AgentAdapter = {
     chooseTranscriptPath(stdinPath, () => cursorTranscriptPath(repoRoot, sessionId), cursorTranscriptRoot(), refused),
   restorePath: (repoRoot, sessionId) => cursorTranscriptPath(repoRoot, sessionId),
   resumeArgv: (sessionId) => ['cursor-agent', '--resume', sessionId],
+  startArgv: (seed) => ['cursor-agent', seed],
+  contextEvents: cursorContextEvents,
 };
 
 export * from './hooks.js';

@@ -1,4 +1,5 @@
 /** Gemini CLI adapter (SPEC §7.2, SPEC-2 §B.6–§B.8). */
+import { geminiContextEvents } from './context.js';
 import { waitForFlush } from '../flush.js';
 import type { AgentAdapter } from '../types.js';
 import { geminiDocumentProbe, geminiJsonlProbe } from './flush.js';
@@ -50,6 +51,8 @@ export const geminiAgent: AgentAdapter = {
   restorePath: geminiRestorePath,
   prepareRestore: registerGeminiProject,
   resumeArgv: (sessionId) => ['gemini', '--resume', sessionId],
+  startArgv: (seed) => ['gemini', '-i', seed],
+  contextEvents: geminiContextEvents,
 };
 
 export * from './hooks.js';

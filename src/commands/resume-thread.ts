@@ -1,0 +1,196 @@
+/**
+ * SPEC-2 §F.2/§F.3: `entire resume` by thread: `--task`, `--checkpoint`, `--commit`,
+ * `--session`, `--list`, `--exec [-- <agent args>]`. Each selected thread's newest checkpoint
+ * transcript is restored where its agent looks (SPEC-2 §A.3, §A.10), then its resume command is
+ * printed or, with `--exec`, run. A thread that cannot be resumed (agent not on PATH, restore
+ * refused) falls back to a new session whose first prompt carries the layered context.
+ * (The branch form stays in ./resume.ts.)
+ */
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { openRepo, revParse, type Repo } from '../git/repo.js';
+import { childProcess } from '../builtins.js';
+import type { AgentAdapter } from '../agents/types.js';
+import { agentByDisplayName, getAgent, DEFAULT_AGENT } from '../agents/registry.js';
+import { readSessionContent } from '../store/committed.js';
+import { allCheckpointIds } from '../checkpoint/trailers.js';
+import { isCheckpointId, isTaskId } from '../trust/ids.js';
+import { shellCommand } from '../trust/terminal.js';
+import { confinedDir, writeFileIn } from '../trust/confined.js';
+import { EntireError } from '../errors.js';
+import { encodeJson } from '../checkpoint/json.js';
+import { collectThreads, type Thread } from './threads.js';
+import { agentSessionId, restoreLine, restoreSessionTranscript } from './restore.js';
+import { slotLayers } from '../context/stored.js';
+import { firstParentCommits } from './doctor.js';
+import { confirm, enabledOrSay, processIo, timeAgo, type Io } from './common.js';
+
+export interface ThreadResumeOptions {
+  task?: string;
+  checkpoint?: string;
+  commit?: string;
+  session?: string;
+  exec?: boolean;
+  force?: boolean;
+  list?: boolean;
+  json?: boolean;
+  /** Arguments after `--`, appended to the command `--exec` runs. */
+  agentArgs?: string[];
+}
+
+/** Runs argv (no shell) and resolves with its exit status. */
+export type Runner = (argv: string[], cwd: string) => Promise<number>;
+
+const spawnRunner: Runner = async (argv, cwd) => {
+  const { spawn } = childProcess();
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, stdio: 'inherit' });
+    child.on('error', () => resolve(127));
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+};
+
+/** True when `command` names an executable on PATH (or is an executable path). */
+export function onPath(command: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const candidates = command.includes('/') ? [command] : (env['PATH'] ?? '').split(delimiter).filter((d) => d !== '').map((d) => join(d, command));
+  return candidates.some((c) => {
+    try {
+      accessSync(c, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function adapterOf(thread: Thread): Promise<AgentAdapter> {
+  const info = thread.agent ? agentByDisplayName(thread.agent) : undefined;
+  return getAgent(info?.key ?? DEFAULT_AGENT);
+}
+
+async function select(repo: Repo, threads: Thread[], o: ThreadResumeOptions): Promise<Thread[]> {
+  let out = threads;
+  if (o.task !== undefined) {
+    if (!isTaskId(o.task)) throw new EntireError('INVALID_USAGE', `invalid task id: ${o.task}`);
+    // the newest thread of the task
+    out = out.filter((t) => t.taskId === o.task).slice(0, 1);
+  }
+  if (o.checkpoint !== undefined) {
+    if (!isCheckpointId(o.checkpoint)) throw new EntireError('INVALID_USAGE', `invalid checkpoint id: ${o.checkpoint}`);
+    out = out.filter((t) => t.checkpoints.some((c) => c.checkpointId === o.checkpoint));
+  }
+  if (o.commit !== undefined) {
+    const sha = o.commit.startsWith('-') ? null : await revParse(repo, `${o.commit}^{commit}`);
+    if (!sha) throw new EntireError('INVALID_INPUT', `unknown commit: ${o.commit}`);
+    const ids = new Set(allCheckpointIds((await firstParentCommits(repo, sha, 1))[0]?.message ?? ''));
+    out = out.filter((t) => t.checkpoints.some((c) => ids.has(c.checkpointId)));
+  }
+  if (o.session !== undefined) {
+    const want = o.session;
+    const exact = out.filter((t) => t.sessionId === want);
+    const prefix = want.length >= 8 ? out.filter((t) => t.sessionId.startsWith(want)) : [];
+    if (exact.length === 0 && prefix.length > 1) throw new EntireError('INVALID_USAGE', `session prefix ${want} matches ${prefix.length} sessions`);
+    out = exact.length > 0 ? exact : prefix;
+  }
+  return out;
+}
+
+/** The seed of a fallback session (SPEC-2 §F.3): the slot's L1 + L2, never the prompts. */
+async function seedOf(repo: Repo, thread: Thread, adapter: AgentAdapter): Promise<{ seed: string; checkpointId: string } | null> {
+  const cp = thread.checkpoints[0];
+  if (!cp) return null;
+  const layers = await slotLayers(repo, cp.checkpointId, cp.slot).catch(() => null);
+  if (!layers) return null;
+  const body = layers.l2 ? `${layers.l1}\n\n${layers.l2}` : layers.l1;
+  return { checkpointId: cp.checkpointId, seed: `Continue the work of an earlier ${adapter.displayName} session (Entire checkpoint ${cp.checkpointId}). Its context:\n\n${body}` };
+}
+
+export async function runThreadResume(cwd: string, o: ThreadResumeOptions, io: Io = processIo, run: Runner = spawnRunner): Promise<number> {
+  const repo = await openRepo(cwd);
+  try {
+    if (!enabledOrSay(repo.root, io)) return 0;
+    const threads = await select(repo, await collectThreads(repo, { warn: io.err }), o);
+    if (o.list) {
+      if (o.json) {
+        io.raw(
+          encodeJson({
+            threads: threads.map((t) => ({
+              session_id: t.sessionId,
+              agent: t.agent,
+              ...(t.taskId ? { task_id: t.taskId } : {}),
+              created_at: t.createdAt,
+              last_used_at: t.lastUsedAt,
+              attempt_count: t.attemptCount,
+              checkpoints: t.checkpoints.map((c) => c.checkpointId),
+            })),
+          }),
+        );
+      } else {
+        if (threads.length === 0) io.out('No threads found.');
+        for (const t of threads) io.out(`${t.agent || 'unknown agent'} ${t.sessionId}${t.taskId ? ` task ${t.taskId}` : ''}, last used ${timeAgo(t.lastUsedAt)}`);
+      }
+      return 0;
+    }
+    if (threads.length === 0) throw new EntireError('SESSION_NOT_FOUND', 'no matching thread (see `entire resume --list`)');
+    if (o.exec && threads.length > 1) throw new EntireError('INVALID_USAGE', `--exec needs exactly one thread; ${threads.length} match (pick one with --session)`);
+    const ask = async (q: string): Promise<boolean> => (await confirm(q)) === 'yes';
+    let exitCode = 0;
+    for (const thread of threads) {
+      const adapter = await adapterOf(thread);
+      const sid = thread.sessionId;
+      let reason: string | null = null;
+      const cp = thread.checkpoints[0];
+      if (cp) {
+        const content = await readSessionContent(repo, cp.checkpointId, { slot: cp.slot }).catch(() => null);
+        if (content?.transcript) {
+          const r = await restoreSessionTranscript({ repo, adapter, sessionId: sid, content: content.transcript, force: !!o.force, ask });
+          (r.status === 'refused' ? io.err : io.out)(restoreLine(sid, r));
+          if (r.status === 'refused') reason = `its transcript cannot be restored (${r.reason ?? 'refused'})`;
+        } else if (!thread.live) {
+          reason = 'no transcript is stored for it';
+        }
+      }
+      const resumeArgv = adapter.resumeArgv(agentSessionId(sid));
+      if (reason === null && !onPath(resumeArgv[0]!)) reason = `${resumeArgv[0]} is not on PATH`;
+      if (reason === null) {
+        io.out('To continue this session, run:');
+        io.out(`  ${shellCommand(resumeArgv)}`);
+        if (o.exec) return await run([...resumeArgv, ...(o.agentArgs ?? [])], repo.root);
+        continue;
+      }
+      exitCode = await fallback(repo, thread, adapter, reason, o, io, run);
+      if (o.exec) return exitCode;
+    }
+    return exitCode;
+  } finally {
+    repo.objects.close();
+  }
+}
+
+async function fallback(repo: Repo, thread: Thread, adapter: AgentAdapter, reason: string, o: ThreadResumeOptions, io: Io, run: Runner): Promise<number> {
+  io.out(`Cannot resume ${adapter.displayName} session ${thread.sessionId}: ${reason}.`);
+  const seeded = await seedOf(repo, thread, adapter);
+  if (!seeded) {
+    io.err('No stored context to start a new session with.');
+    return 1;
+  }
+  const argv = adapter.startArgv?.(seeded.seed);
+  const saveSeed = (): string => {
+    // SPEC-2 §A.4: only through a checked .entire/tmp (never a symlink)
+    const dir = confinedDir(repo.root, '.entire/tmp', { mode: 0o750 });
+    writeFileIn(dir, `seed-${seeded.checkpointId}.md`, seeded.seed);
+    return join(dir, `seed-${seeded.checkpointId}.md`);
+  };
+  if (!argv) {
+    io.out(`Its context is in ${saveSeed()}`);
+    return 0;
+  }
+  io.out('Start a new session with its context:');
+  io.out(`  ${shellCommand(argv)}`);
+  if (!o.exec) return 0;
+  if (!onPath(argv[0]!)) {
+    io.out(`${argv[0]} is not installed; the context is in ${saveSeed()}`);
+    return 1;
+  }
+  return run([...argv, ...(o.agentArgs ?? [])], repo.root);
+}
