@@ -130,6 +130,8 @@ export function listStates(commonDir: string): { states: LoadedState[]; corrupt:
 /** Delete a state file (prune/clean/reset only). Returns whether it existed. */
 export function deleteState(commonDir: string, sessionId: string): boolean {
   const removed = safeUnlink(stateFilePath(commonDir, sessionId));
+  // the session's last layered context (src/strategy/context-layers.ts) goes with it
+  safeUnlink(join(sessionsDir(commonDir), `${sessionId}.layers`));
   forgetState(commonDir, sessionId);
   try {
     updateLiveMarker(commonDir);

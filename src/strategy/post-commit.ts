@@ -158,7 +158,7 @@ async function condenseOne(
         state = await linkHooklessCommits(ctx, state, files, (await readCommit(ctx.repo, head))?.parents[0] ?? null);
         const oldShadow = state.base_commit ? shadowBranchName(state.base_commit, ctx.repo.worktreeId) : '';
         const adapter = await adapterFor(state);
-        // a transcript Entire fetches (OpenCode's export) is as old as the last turn end here; it is
+        // a transcript Entire fetches (an agent's export) is as old as the last turn end here; it is
         // not fetched inside git's commit (seconds: hooks never hold git up): the turn end finalizes
         // this checkpoint with the whole turn, as for any mid-turn commit
         const pos = positionOf(adapter, state.transcript_path, { root: ctx.repo.root, sessionId: sid });

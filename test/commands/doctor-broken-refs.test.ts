@@ -280,7 +280,8 @@ describe('doctor: refs naming missing objects', () => {
     const fixed = doctorJson(r, '--force').doc.findings;
     expect(fixed).toEqual([expect.objectContaining({ kind: 'stale-remote-tracking', status: 'fixed' })]);
     expect(r.gitResult(['rev-parse', '--verify', '-q', TRACKING]).status).not.toBe(0);
-    expect(r.entire(['doctor']).stdout).toBe('No problems found.\n');
+    // (and the counts of the pending work hooks resumed, issue 19)
+    expect(r.entire(['doctor']).stdout).toMatch(/^No problems found\.\n(Hook operations: .*\n)?$/);
   });
 
   it('a shadow branch naming a missing step: doctor reports broken-shadow-ref and --force puts it back on the previous step', () => {
