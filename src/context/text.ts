@@ -1,4 +1,5 @@
 /** Text shaping for the layered context (SPEC-2 §F.4): one line, cut at a word, token counts. */
+import { truncateUtf8 } from '../checkpoint/prompts.js';
 
 /** Collapse whitespace (newlines included) to single spaces. */
 export function oneLine(s: string): string {
@@ -35,16 +36,7 @@ export function cut(s: string, max: number): string {
 
 /** Cut to at most `maxBytes` UTF-8 bytes at a code point (input bound: prompts ≤ 2 KB). */
 export function capBytes(s: string, maxBytes: number): string {
-  if (s.length * 3 <= maxBytes || Buffer.byteLength(s, 'utf8') <= maxBytes) return s;
-  let bytes = 0;
-  let out = '';
-  for (const ch of s) {
-    const b = Buffer.byteLength(ch, 'utf8');
-    if (bytes + b > maxBytes) break;
-    bytes += b;
-    out += ch;
-  }
-  return out;
+  return s.length * 3 <= maxBytes ? s : truncateUtf8(s, maxBytes);
 }
 
 /** Lowercase alphanumerics only: what two items must share to count as the same (dedup). */
