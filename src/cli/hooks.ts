@@ -81,14 +81,16 @@ export async function runHookCommand(args: string[]): Promise<void> {
     closeRepo = () => ctx.repo.objects.close();
     if (stdinError !== undefined) throw stdinError;
     const event = adapter.parseHookInput(verb, stdin);
-    const turn = await import('../strategy/turn.js');
+    mark('input parsed');
+    // the turn flows load only for the hooks that run them (the turn-end hook hands its work on)
+    const turn = () => import('../strategy/turn.js');
     const completed: import('../log.js').LogFields = {};
     const sessionLog = ctx.log.with({ session_id: event.sessionId || undefined });
     ctx.log = sessionLog;
     if (event.refused) sessionLog.warn('hook input refused', { error: event.refused.join('; ') });
     switch (event.kind) {
       case 'session-start': {
-        const msg = await turn.sessionStart(ctx, event, adapter);
+        const msg = await (await turn()).sessionStart(ctx, event, adapter);
         const { encodeJsonLine } = await import('../checkpoint/json.js');
         // SPEC-2 §F.6: only agents with a mechanism for it get the seed
         let seeded: Record<string, unknown> = {};
@@ -103,7 +105,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
         break;
       }
       case 'turn-start':
-        await turn.turnStart(ctx, event, adapter);
+        await (await turn()).turnStart(ctx, event, adapter);
         break;
       case 'turn-end': {
         const { runTurnEnd } = await import('../strategy/turn-end-worker.js');
@@ -119,7 +121,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
         break;
       }
       case 'session-end':
-        await turn.sessionEnd(ctx, event, adapter);
+        await (await turn()).sessionEnd(ctx, event, adapter);
         break;
       case 'pre-task':
       case 'post-task':

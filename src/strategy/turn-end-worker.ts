@@ -20,7 +20,9 @@ import type { HookContext } from './context.js';
 import type { AgentAdapter, HookEvent } from '../agents/types.js';
 import { acquireSessionLock, adoptSessionLock, type SessionLock } from '../session/lock.js';
 import { sessionsDir, tryUnlink } from '../session/paths.js';
-import { recoverInterruptedCommit, turnEnd, type TurnEndResult } from './turn.js';
+import type { TurnEndResult } from './turn.js';
+import { recoverInterruptedCommit } from './interrupted-commit.js';
+import { mark } from '../timing.js';
 
 /** The environment variable naming a worker's handover file. */
 const HANDOVER_ENV = 'ENTIRE_HANDOVER';
@@ -102,17 +104,21 @@ export async function runTurnEnd(
   const { commonDir } = ctx.repo;
   if (io.handover) {
     const lock = adoptSessionLock(commonDir, event.sessionId, io.handover.token) ?? (await acquireSessionLock(commonDir, event.sessionId));
-    return turnEnd(ctx, event, adapter, startedAt, lock);
+    return (await import('./turn.js')).turnEnd(ctx, event, adapter, startedAt, lock);
   }
-  if (!ctx.head || process.env['ENTIRE_TURN_END'] === 'inline') return turnEnd(ctx, event, adapter, startedAt);
+  // the turn flows are loaded only where the turn end runs (here inline, or in the worker)
+  const turnEnd = async (held?: SessionLock) => (await import('./turn.js')).turnEnd(ctx, event, adapter, startedAt, held);
+  if (!ctx.head || process.env['ENTIRE_TURN_END'] === 'inline') return turnEnd();
   await recoverInterruptedCommit(ctx);
   const lock = await acquireSessionLock(commonDir, event.sessionId);
+  mark('turn end: locked');
   let pid: number | null = null;
   try {
     pid = startWorker(ctx, event.sessionId, io.stdin, lock, io.argv);
   } catch (e) {
     ctx.log.warn('cannot start the turn-end worker; ending the turn here', { error: e });
   }
-  if (pid === null) return turnEnd(ctx, event, adapter, startedAt, lock);
+  if (pid === null) return turnEnd(lock);
+  mark('turn end: handed to the worker');
   return { handedTo: pid };
 }

@@ -33,6 +33,7 @@ import { pruneSessions } from '../session/prune.js';
 import { readRef } from '../git/refs.js';
 import { mark } from '../timing.js';
 import { randomHex } from '../random.js';
+import { recoverInterruptedCommit } from './interrupted-commit.js';
 
 export function newTurnId(): string {
   return randomHex(6);
@@ -157,20 +158,6 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
 }
 
 // --------------------------------------------------------------------- turn start
-
-/**
- * SPEC §6.5 step 6: a commit whose post-commit was cut off (killed, crashed)
- * left its intent behind; the next agent hook turns it into the checkpoint
- * (or the finalization) it still owes, before its own work.
- */
-export async function recoverInterruptedCommit(ctx: HookContext): Promise<void> {
-  if (!ctx.head || !existsSync(intentPath(ctx.repo.gitDir))) return;
-  try {
-    await (await import('./stale-intent.js')).recoverStaleIntent(ctx);
-  } catch (e) {
-    ctx.log.warn('cannot recover a stale commit intent', { error: e });
-  }
-}
 
 export async function turnStart(ctx: HookContext, event: HookEvent, adapter: AgentAdapter): Promise<void> {
   const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath, refusedPath(ctx));
