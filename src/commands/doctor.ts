@@ -70,6 +70,7 @@ export type FindingKind =
   | 'unsafe-entire-dir'
   | 'broken-metadata-ref'
   | 'broken-shadow-ref'
+  | 'broken-notes-ref'
   | 'stale-remote-tracking'
   | 'stale-ref-lock'
   | 'stale-transcript-cache'
@@ -291,6 +292,7 @@ class Doctor {
     this.shadowRefs = new Set((await listRefs(repo, 'refs/heads/entire/')).map((r) => r.ref));
     await this.scanMetadataRef();
     await this.scanTracking();
+    await this.scanNotesRefs();
     await this.scanTranscriptCaches(states);
     await this.scanSessions(states);
     await this.scanDangling(states);
@@ -486,6 +488,29 @@ class Doctor {
         if ((await refTarget(repo, r.ref)) !== oid) return { ok: false, detail: 'the ref moved meanwhile; kept' };
         const res = await updateRefs(repo, [{ ref: r.ref, newOid: null, oldOid: oid }], 'entire doctor: drop a missing commit');
         return res === 'ok' ? { ok: true, detail: 'deleted (the next push or fetch brings it back)' } : { ok: false, detail: 'the ref moved meanwhile; kept' };
+      });
+    }
+  }
+
+  /**
+   * SPEC-2 §D.1: the notes index (ours, or a remote's copy) naming a missing object, as a
+   * `git gc --prune=now` running beside a notes write can leave it. Notes are a secondary
+   * index: restored from the newest complete reflog entry, else deleted (trailers still link;
+   * `--force` then re-links commits made without hooks, below).
+   */
+  private async scanNotesRefs(): Promise<void> {
+    const { repo } = this;
+    const { NOTES_REF, trackingNotesRefs } = await import('../links/notes.js');
+    for (const ref of [NOTES_REF, ...(await trackingNotesRefs(repo).catch(() => []))]) {
+      const problem = await refProblem(repo, ref);
+      if (!problem) continue;
+      const restore = ref === NOTES_REF ? await firstComplete(repo, reflogCandidates(repo, ref, [problem.oid])) : null;
+      const plan = restore ? `can be reset to ${restore.oid.slice(0, 7)} (its reflog)` : 'it can only be deleted';
+      this.add({ kind: 'broken-notes-ref', subject: ref.slice('refs/'.length), detail: `${describeProblem(problem)}; readers ignore it; ${plan}` }, async () => {
+        const newOid = restore ? restore.oid : null;
+        const res = await updateRefs(repo, [{ ref, newOid, oldOid: problem.oid }], 'entire doctor: repair the notes index');
+        if (res !== 'ok') return { ok: false, detail: 'the ref moved meanwhile; kept' };
+        return { ok: true, detail: newOid ? `reset to ${newOid.slice(0, 7)}` : 'deleted (commits still linked by their trailers; the next push or fetch brings a remote copy back)' };
       });
     }
   }
@@ -1012,6 +1037,7 @@ class Doctor {
       'stale-ref-lock',
       'stale-transcript-cache',
       'stale-remote-tracking',
+      'broken-notes-ref',
       'broken-metadata-ref',
       'broken-shadow-ref',
       'stale-intent',
