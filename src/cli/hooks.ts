@@ -9,21 +9,7 @@ import { mark } from '../timing.js';
 import { setFaultScope } from '../faults.js';
 import { writeStderr, writeStdout } from '../stderr.js';
 import { memoizeConfigFiles, takeConfigFallback } from '../git/config-file.js';
-
-const MAX_STDIN_BYTES = 64 * 1024 * 1024;
-
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return '';
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of process.stdin) {
-    const b = c as Buffer;
-    size += b.length;
-    if (size > MAX_STDIN_BYTES) throw new Error(`hook input larger than ${MAX_STDIN_BYTES} bytes`);
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
+import { readStdin } from './stdin.js';
 
 /** A flow module, once loaded (marked for ENTIRE_TIMING). */
 async function loaded<T>(m: Promise<T>): Promise<T> {
