@@ -232,6 +232,11 @@ export interface AgentAdapter {
   readonly hookVerbs: readonly string[];
   /** Repo-relative directories holding the agent's own configuration (never rewound; trailing `/`). */
   readonly configDirs: readonly string[];
+  /**
+   * Files this agent keeps for a session in the worktree's `.entire/tmp/` (names relative to
+   * it), removed with the session's other scratch files when the session is pruned. Optional.
+   */
+  sessionScratch?(sessionId: string): readonly string[];
 
   /** Install our hook entries into the repo's agent settings file (merge, idempotent). */
   installHooks(repoRoot: string, options?: HookInstallOptions): HookInstallResult;

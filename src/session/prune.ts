@@ -14,6 +14,7 @@ import { withSessionLock, type LockOptions } from './lock.js';
 import { ensureDir, pruneStampPath, readStateFile, safeUnlink, sessionsDir, stateFilePath, writeFileAtomic } from './paths.js';
 import { hasPendingWork, shadowBranchName, type SessionState } from './state.js';
 import { readPendingSideFiles } from './store.js';
+import { agentByDisplayName, getAgent } from '../agents/registry.js';
 
 export const PRUNE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 export const PRUNE_INTERVAL_MS = 24 * 60 * 60 * 1000;
@@ -68,12 +69,18 @@ function lastPruneMs(commonDir: string): number {
  * transcript bookkeeping and its redaction cache (a redacted copy of the whole transcript) —
  * removed through the confined helper (SPEC-2 §A.4). Each goes on its own.
  */
-function removeSessionScratch(state: SessionState): void {
+function removeSessionScratch(state: SessionState, agentScratch: readonly string[]): void {
   const root = state.worktree_path;
   if (!root) return;
   const sid = state.session_id;
   const cache = cacheKeyName(sid);
-  const names = [`pre-prompt-${sid}.json`, `transcript-${sid}.json`, ...['redacted.jsonl', 'cursor.json', 'lock'].map((x) => `redact/${cache}.${x}`)];
+  const names = [
+    `pre-prompt-${sid}.json`,
+    `transcript-${sid}.json`,
+    ...['redacted.jsonl', 'cursor.json', 'lock'].map((x) => `redact/${cache}.${x}`),
+    // plain names only: an agent's list never reaches outside .entire/tmp
+    ...agentScratch.filter((n) => /^[^/\\]+$/.test(n) && n !== '.' && n !== '..'),
+  ];
   for (const name of names) {
     try {
       removeConfined(root, `.entire/tmp/${name}`);
@@ -81,6 +88,14 @@ function removeSessionScratch(state: SessionState): void {
       /* a stale file only costs a little disk */
     }
   }
+}
+
+/** The session's agent's own scratch names ([] for an unknown agent). */
+async function agentScratchOf(state: SessionState): Promise<readonly string[]> {
+  const info = state.agent_type ? agentByDisplayName(state.agent_type) : undefined;
+  if (!info) return [];
+  const adapter = await getAgent(info.key);
+  return adapter.sessionScratch?.(state.session_id) ?? [];
 }
 
 export async function pruneSessions(commonDir: string, now: Date | number, opts: PruneOptions): Promise<PruneResult> {
@@ -133,7 +148,7 @@ export async function pruneSessions(commonDir: string, now: Date | number, opts:
           if (!state) return;
           safeUnlink(stateFilePath(commonDir, sid));
           forgetState(commonDir, sid);
-          removeSessionScratch(state);
+          removeSessionScratch(state, await agentScratchOf(state));
           pruned.push(sid);
         },
         { waitMs: 1000, ...opts.lock },

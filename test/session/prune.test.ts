@@ -65,6 +65,22 @@ describe('pruneSessions (SPEC §4.3)', () => {
     for (const f of others) expect(existsSync(f), f).toBe(true);
   });
 
+  it("removes an agent's own session scratch (OpenCode's staged export) with the session, and only its own", async () => {
+    const common = tempDir();
+    const wt = tempDir();
+    mkdirSync(join(wt, '.entire', 'tmp'), { recursive: true });
+    const mine = join(wt, '.entire', 'tmp', 'ses_old.json');
+    const other = join(wt, '.entire', 'tmp', 'ses_recent.json');
+    const backup = join(wt, '.entire', 'tmp', 'ses_old.json.entire-bak-20250101T000000Z');
+    for (const f of [mine, other, backup]) writeFileSync(f, '{}');
+    saveState(common, ended('ses_old', 8, { worktree_path: wt, agent_type: 'OpenCode' }));
+    saveState(common, ended('ses_recent', 6, { worktree_path: wt, agent_type: 'OpenCode' }));
+    expect((await pruneSessions(common, NOW, noBranches)).pruned).toEqual(['ses_old']);
+    expect(existsSync(mine)).toBe(false);
+    expect(existsSync(other)).toBe(true);
+    expect(existsSync(backup)).toBe(true); // a restore's backup is the user's to delete
+  });
+
   it('keeps a session with files_touched while its shadow branch exists', async () => {
     const common = tempDir();
     saveState(common, ended('files', 9, { files_touched: ['a.go'], worktree_id: 'wt' }));

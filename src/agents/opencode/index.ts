@@ -42,6 +42,8 @@ export const openCodeAgent: AgentAdapter = {
   transcriptFormat: () => 'json',
   hookVerbs: Object.keys(OPENCODE_VERBS),
   configDirs: ['.opencode/'],
+  // the staged export (cli.ts), its transcript while the session lives
+  sessionScratch: (sessionId) => [`${sessionId}.json`],
 
   installHooks: installOpenCodePlugin,
   uninstallHooks: uninstallOpenCodePlugin,
