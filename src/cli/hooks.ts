@@ -106,9 +106,17 @@ export async function runHookCommand(args: string[]): Promise<void> {
         if (r.flushOutcome !== undefined) completed.details = { flush: r.flushOutcome };
         break;
       }
-      case 'session-end':
-        await (await turn()).sessionEnd(ctx, event, adapter);
+      case 'session-end': {
+        // a turn-end worker still at work ends the session itself when done: no wait here
+        const { deferSessionEndToWorker } = await import('../strategy/deferred-session-end.js');
+        const held = await deferSessionEndToWorker(ctx.repo.commonDir, event.sessionId, ctx.now());
+        if (held === 'deferred') {
+          completed.details = { deferred_to_worker: true };
+          break;
+        }
+        await (await turn()).sessionEnd(ctx, event, adapter, held ?? undefined);
         break;
+      }
       case 'pre-task':
       case 'post-task':
       case 'post-todo':

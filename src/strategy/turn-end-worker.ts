@@ -23,6 +23,7 @@ import { sessionsDir, tryUnlink } from '../session/paths.js';
 import type { TurnEndResult } from './turn.js';
 import { recoverInterruptedCommit } from './interrupted-commit.js';
 import { mark } from '../timing.js';
+import { sessionEndWaiting, takeDeferredEnd } from './deferred-session-end.js';
 
 /** The environment variable naming a worker's handover file. */
 const HANDOVER_ENV = 'ENTIRE_HANDOVER';
@@ -104,7 +105,23 @@ export async function runTurnEnd(
   const { commonDir } = ctx.repo;
   if (io.handover) {
     const lock = adoptSessionLock(commonDir, event.sessionId, io.handover.token) ?? (await acquireSessionLock(commonDir, event.sessionId));
-    return (await import('./turn.js')).turnEnd(ctx, event, adapter, startedAt, lock);
+    const flows = await import('./turn.js');
+    try {
+      return await flows.turnEnd(ctx, event, adapter, startedAt, lock);
+    } finally {
+      // the session ended while this worker held the lock (deferred-session-end.ts): end it
+      // now, checked after the release, as of when it ended
+      if (sessionEndWaiting(commonDir, event.sessionId)) {
+        try {
+          const held = await acquireSessionLock(commonDir, event.sessionId);
+          const endedAt = takeDeferredEnd(commonDir, event.sessionId);
+          if (endedAt === null) held.release();
+          else await flows.sessionEnd({ ...ctx, now: () => endedAt }, { ...event, kind: 'session-end' }, adapter, held);
+        } catch (e) {
+          ctx.log.warn('could not end the session that ended during the turn end', { error: e });
+        }
+      }
+    }
   }
   // the turn flows are loaded only where the turn end runs (here inline, or in the worker)
   const turnEnd = async (held?: SessionLock) => (await import('./turn.js')).turnEnd(ctx, event, adapter, startedAt, held);

@@ -34,6 +34,7 @@ import { readRef } from '../git/refs.js';
 import { mark } from '../timing.js';
 import { randomHex } from '../random.js';
 import { recoverInterruptedCommit } from './interrupted-commit.js';
+import { takeDeferredEnd } from './deferred-session-end.js';
 
 export function newTurnId(): string {
   return randomHex(6);
@@ -361,10 +362,17 @@ export async function sessionStart(ctx: HookContext, event: HookEvent, adapter: 
   return msg;
 }
 
-export async function sessionEnd(ctx: HookContext, event: HookEvent, adapter?: AgentAdapter): Promise<void> {
-  // an agent that kills this hook within seconds gets the state change only (pending work stays pending)
-  const stateOnly = adapter?.sessionEndStateOnly === true;
-  await updateState(ctx.repo.commonDir, event.sessionId, async (loaded) => {
+/**
+ * Session end. `held`: the session lock, already taken (a session end the turn-end worker
+ * runs for a session that ended while it worked, deferred-session-end.ts); released here.
+ */
+export async function sessionEnd(ctx: HookContext, event: HookEvent, adapter?: AgentAdapter, held?: SessionLock): Promise<void> {
+  // an agent that kills this hook within seconds gets the state change only (pending work stays
+  // pending); a worker has no such limit
+  const stateOnly = adapter?.sessionEndStateOnly === true && !held;
+  const update = async (loaded: SessionState | null): Promise<SessionState | null> => {
+    // this end is done now, whoever ran it
+    takeDeferredEnd(ctx.repo.commonDir, event.sessionId);
     if (!loaded) return null;
     let state = loaded;
     const wasActive = state.phase === 'active';
@@ -386,7 +394,14 @@ export async function sessionEnd(ctx: HookContext, event: HookEvent, adapter?: A
       if (wasActive || (state.turn_checkpoint_ids ?? []).length > 0) state = await finalizeTurn(ctx, state);
     }
     return state;
-  });
+  };
+  if (held) {
+    try {
+      await updateHeldState(ctx.repo.commonDir, event.sessionId, update);
+    } finally {
+      held.release();
+    }
+  } else await updateState(ctx.repo.commonDir, event.sessionId, update);
   if (!stateOnly) await mergeSmallPacksQuietly(ctx);
 }
 

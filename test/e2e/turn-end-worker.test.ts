@@ -5,7 +5,7 @@
  * results are those of a hook that did everything itself.
  */
 import { describe, it, expect, afterAll } from 'vitest';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupAll, tempDir } from '../helpers/repo.js';
 import { world, commit, headMessage, trailerIds, showCheckpointFile, stateOf } from './helpers.js';
@@ -61,6 +61,45 @@ describe('the turn end runs in a detached worker', () => {
     expect(id).toMatch(/^[0-9a-f]{12}$/);
     expect(showCheckpointFile(r, id!, '0/full.jsonl')).toContain('Wrote a.go, all done.');
     expect(stateOf(r, agent.sessionId)['phase']).toBe('idle');
+  });
+
+  it('a session end while the worker still works does not wait: the worker ends the session when its turn end is done', async () => {
+    const { r, agent } = world();
+    agent.sessionStart();
+    agent.prompt('write a.go');
+    agent.write('a.go', 'package a\n');
+    // Stop names a last reply the transcript does not hold yet: the worker waits for it (the flush)
+    const stop = agent.hook('stop', { stop_hook_active: false, last_assistant_message: 'Wrote a.go, bye.' }, { ...DETACHED, ENTIRE_STOP_WAIT_MS: '25000' });
+    expect(stop.status).toBe(0);
+    const end = agent.hook('session-end', { reason: 'prompt_input_exit' }, DETACHED);
+    expect(end.status).toBe(0);
+    // the session end returned while the worker held the lock: it left the end to it
+    expect(readFileSync(join(r.dir, '.entire', 'logs', 'entire.log'), 'utf8')).toContain('deferred_to_worker');
+    expect(existsSync(join(sessionsDir(r), `${agent.sessionId}.end`))).toBe(true);
+    expect(stateOf(r, agent.sessionId)['phase']).toBe('active');
+    agent.say('Wrote a.go, bye.'); // the transcript catches up: the worker goes on
+    const deadline = Date.now() + 30_000;
+    while (stateOf(r, agent.sessionId)['phase'] !== 'ended') {
+      if (Date.now() > deadline) throw new Error('the session was never ended');
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    await settled(r);
+    const s = stateOf(r, agent.sessionId);
+    expect(s['checkpoint_count']).toBe(1); // the turn end ran first, then the end
+    expect(s['files_touched']).toEqual(['a.go']);
+    expect(typeof s['ended_at']).toBe('string');
+    expect(existsSync(join(sessionsDir(r), `${agent.sessionId}.end`))).toBe(false);
+  });
+
+  it('a session end with no worker at work ends the session itself and leaves no marker', () => {
+    const { r, agent } = world();
+    agent.sessionStart();
+    agent.prompt('hi');
+    agent.say('hello');
+    expect(agent.stop().status).toBe(0);
+    expect(agent.sessionEnd().status).toBe(0);
+    expect(stateOf(r, agent.sessionId)['phase']).toBe('ended');
+    expect(readdirSync(sessionsDir(r)).filter((n) => n.endsWith('.end'))).toEqual([]);
   });
 
   it('ENTIRE_HANDOVER naming any other file is not ours: the file is neither read nor removed, the hook reads its stdin', async () => {
