@@ -90,7 +90,10 @@ function run() {
   // One cache per entry path: V8 caches only the functions a run compiled,
   // so each hook keeps a cache holding exactly the code it runs.
   const a = process.argv;
-  const profile = a[2] === 'hooks' ? 'hooks-' + (a[3] || '') + '-' + (a[4] || '') : 'cli-' + (a[2] || '');
+  // a turn-end worker (same argv as its hook, ENTIRE_HANDOVER set) runs the whole turn end: its own
+  // cache, so the hook the agent waits on deserializes only the little code it runs
+  const worker = process.env.ENTIRE_HANDOVER !== undefined ? '-worker' : '';
+  const profile = a[2] === 'hooks' ? 'hooks-' + (a[3] || '') + '-' + (a[4] || '') + worker : 'cli-' + (a[2] || '');
   const dir = process.env.ENTIRE_NO_CODE_CACHE === '1' ? null : cacheDir();
   // several installs may share the cache dir: each cleans only its own old files
   let h = 0x811c9dc5; // FNV-1a of the bundle path (no crypto load on the hot path)

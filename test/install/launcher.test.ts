@@ -63,6 +63,20 @@ describe('the launcher’s code cache', () => {
     expect(readFileSync(file).equals(before)).toBe(true);
   });
 
+  it('keeps a turn-end worker’s cache apart from its hook’s (the hook the agent waits on loads only its own code)', () => {
+    const home = tempDir();
+    const cacheDir = join(home, 'cache');
+    const env = testEnv(home, { ENTIRE_CACHE_DIR: cacheDir });
+    const hook = (extra: Record<string, string> = {}) =>
+      spawnSync(process.execPath, [join(PROJECT_ROOT, 'bin', 'entire.cjs'), 'hooks', 'claude-code', 'stop'], { env: { ...env, ...extra }, input: '', cwd: home, encoding: 'utf8' });
+    expect(hook().status).toBe(0);
+    // a worker's argv is its hook's; only ENTIRE_HANDOVER tells it apart
+    expect(hook({ ENTIRE_HANDOVER: join(home, 'none') }).status).toBe(0);
+    const names = readdirSync(cacheDir).filter((n) => n.endsWith('.v8'));
+    expect(names.filter((n) => n.endsWith('-hooks-claude-code-stop.v8'))).toHaveLength(1);
+    expect(names.filter((n) => n.endsWith('-hooks-claude-code-stop-worker.v8'))).toHaveLength(1);
+  });
+
   it('runs the same from a damaged cache, and replaces it', () => {
     const s = setup();
     s.run();
