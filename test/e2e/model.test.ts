@@ -71,6 +71,34 @@ describe('checkpoint metadata records the model (issue 16)', () => {
     expectClean(r);
   });
 
+  it('mid-turn checkpoints: each records its range’s model; finalization gives the last one the turn’s last', () => {
+    const { r, agent } = world();
+    agent.prompt('write two files and commit each');
+    const ids: string[] = [];
+    const modelOf = (id: string) => JSON.parse(showCheckpointFile(r, id, '0/metadata.json'))['model'] as unknown;
+    for (const [f, model] of [
+      ['one.txt', 'model-one'],
+      ['two.txt', 'model-two'],
+    ] as const) {
+      agent.model = model;
+      agent.write(f, `${f}\n`);
+      r.git(['add', f]);
+      const c = commit(r, ['-m', `add ${f}`]); // the agent's commit: no TTY
+      expect(c.status, c.stderr).toBe(0);
+      ids.push(trailerIds(headMessage(r))[0]!);
+      agent.say(`committed ${f}`);
+    }
+    // provisional: each checkpoint's range so far
+    expect(ids.map(modelOf)).toEqual(['model-one', 'model-two']);
+    agent.model = 'model-three';
+    agent.say('All done.');
+    expect(agent.stop().status).toBe(0);
+    // finalized: the first range ends where the second starts; the second runs to the turn's end
+    expect(ids.map(modelOf)).toEqual(['model-one', 'model-three']);
+    expect(stateOf(r, agent.sessionId)['model']).toBe('model-three');
+    expectClean(r);
+  });
+
   it('hostile model names from stdin or the transcript never reach metadata, state or explain', () => {
     const { r, agent } = world();
     agent.sessionStart();
