@@ -8,6 +8,7 @@
 import * as z from 'zod/mini';
 import { EntireError } from '../errors.js';
 import { sessionIdProblem } from '../trust/ids.js';
+import { isModelName } from '../trust/model.js';
 import type { HookEvent, HookEventKind } from './types.js';
 
 export const optStr = () => z.optional(z.nullable(z.string()));
@@ -61,6 +62,16 @@ export function str(obj: Record<string, unknown> | undefined, key: string): stri
 
 export function setIf<K extends keyof HookEvent>(ev: HookEvent, key: K, value: string | null | undefined): void {
   if (typeof value === 'string' && value !== '') (ev as unknown as Record<string, unknown>)[key] = value;
+}
+
+/** A payload's model name: any JSON value is accepted by the schema, only a valid name reaches the event. */
+export const optModel = () => z.optional(z.unknown());
+
+/** Set `model` when `value` is a valid model name (SPEC-2 §A.2); another string is refused (logged), other types ignored. */
+export function setModel(ev: HookEvent, value: unknown): void {
+  if (value === undefined || value === null || value === '') return;
+  if (isModelName(value)) ev.model = value;
+  else if (typeof value === 'string') (ev.refused ??= []).push(`model ${JSON.stringify(value.slice(0, 80))} is not a valid model name`);
 }
 
 export function setCommon(ev: HookEvent, transcriptPath: string | null | undefined, cwd: string | null | undefined): void {

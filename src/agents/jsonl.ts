@@ -36,6 +36,8 @@ export interface JsonlDialect {
   cleanPrompt(text: string): string;
   /** A user line the agent itself wrote (not a prompt; its tool results still count). */
   isSystemUserLine?(line: Record<string, unknown>): boolean;
+  /** The model an assistant line's `message` names (undefined: none, or not a real model call). */
+  modelOf?(message: Record<string, unknown>): string | undefined;
 }
 
 export interface JsonlAnalyzeOptions {
@@ -281,6 +283,8 @@ function analyzeAssistant(
   seenPaths: Set<string>,
   usage: Map<string, UsageEntry>,
 ): void {
+  const model = dialect.modelOf?.(message);
+  if (model !== undefined) result.model = model;
   if (dialect.hasUsage) {
     const id = message['id'];
     const u = message['usage'];

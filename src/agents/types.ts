@@ -191,6 +191,8 @@ export interface HookEvent {
   backgroundLaunch?: boolean;
   /** Turn start: not a prompt but a background subagent's completion (SPEC-2 §B.5). */
   completes?: { agentId: string; toolUseId?: string };
+  /** The model the agent's payload names (issue 16), when valid (`isModelName`); the transcript's wins. */
+  model?: string;
   /** Fields dropped because they failed a check (SPEC-2 §A.2): the hook logs them. */
   refused?: string[];
 }

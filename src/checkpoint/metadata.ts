@@ -5,6 +5,7 @@
 import { encodeJson } from './json.js';
 import { isCheckpointId } from './id.js';
 import { isAgentId, isTaskId } from '../trust/ids.js';
+import { isModelName, modelName } from '../trust/model.js';
 import { deeperThan, limitDepth } from './accept.js';
 
 function bounded(v: unknown): unknown {
@@ -112,6 +113,8 @@ export interface SessionMetadata {
   agent?: string;
   /** SPEC-2 §F.1: the supervisor's task this session worked on (`ENTIRE_TASK_ID`). */
   task_id?: string;
+  /** Issue 16: the model of the checkpoint's transcript range (else the session's last known); a valid `isModelName`. */
+  model?: string;
   turn_id?: string;
   is_task?: boolean;
   tool_use_id?: string;
@@ -137,6 +140,7 @@ const SESSION_KEYS = [
   'files_touched',
   'agent',
   'task_id',
+  'model',
   'turn_id',
   'is_task',
   'tool_use_id',
@@ -164,6 +168,8 @@ export function encodeSessionMetadata(m: SessionMetadata): string {
   o['files_touched'] = m.files_touched && m.files_touched.length > 0 ? m.files_touched : null;
   if (m.agent) o['agent'] = m.agent;
   if (m.task_id) o['task_id'] = m.task_id;
+  // the write choke point: an invalid name never reaches a checkpoint
+  if (isModelName(m.model)) o['model'] = m.model;
   if (m.turn_id) o['turn_id'] = m.turn_id;
   if (m.is_task) o['is_task'] = true;
   if (m.tool_use_id) o['tool_use_id'] = m.tool_use_id;
@@ -213,6 +219,9 @@ export function decodeSessionMetadata(raw: unknown, dirId?: string): SessionMeta
   if (agent) m.agent = agent;
   const task = str(o['task_id']);
   if (isTaskId(task)) m.task_id = task;
+  // a teammate's or a hand-edited value: readers skip what the writer would not have written
+  const model = modelName(o['model']);
+  if (model !== undefined) m.model = model;
   const turn = str(o['turn_id']);
   if (turn) m.turn_id = turn;
   if (o['is_task'] === true) m.is_task = true;

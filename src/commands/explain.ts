@@ -63,6 +63,8 @@ export interface DetailSessionJson {
   index: number;
   session_id: string;
   agent: string;
+  /** The model the slot's metadata names; null when it names none (or an invalid one). */
+  model: string | null;
   created_at: string;
   turn_id: string;
   checkpoints_count: number;
@@ -419,6 +421,7 @@ async function explainCommit(repo: Repo, rev: string, opts: ExplainOptions, io: 
       io.out();
       io.out(`  Session: ${s.view.metadata.session_id}`);
       io.out(`  Agent: ${s.agent}`);
+      if (s.view.metadata.model) io.out(`  Model: ${s.view.metadata.model}`);
       const first = s.prompts.find((p) => p.trim() !== '');
       io.out(`  Prompt: ${first ? collapsePrompt(first, 200) : '(none recorded)'}`);
       if (opts.short) continue;
@@ -532,6 +535,7 @@ async function explainCheckpoint(repo: Repo, q: string, opts: ExplainOptions, io
           index: s.index,
           session_id: md.session_id,
           agent: s.agent,
+          model: md.model ?? null,
           created_at: md.created_at,
           turn_id: md.turn_id ?? '',
           checkpoints_count: md.checkpoints_count,
@@ -572,6 +576,7 @@ async function explainCheckpoint(repo: Repo, q: string, opts: ExplainOptions, io
     io.out();
     io.out(`── Session ${s.index}: ${md.session_id} [${s.agent}]`);
     io.out(`Created: ${md.created_at || 'unknown'}`);
+    if (md.model) io.out(`Model: ${md.model}`);
     io.out(`Steps: ${md.checkpoints_count}`);
     if (md.token_usage) io.out(tokensLine(plainUsage(md.token_usage)));
     const start = md.checkpoint_transcript_start ?? 0;

@@ -5,6 +5,7 @@
  */
 import { isLowerHex } from '../hex.js';
 import { isAgentId, isTaskId, validateSessionId } from '../trust/ids.js';
+import { isModelName } from '../trust/model.js';
 import * as z from 'zod/mini';
 import * as shape from '../shape.js';
 import { shadowBranchName as shadowBranchOf } from '../checkpoint/shadow.js';
@@ -107,6 +108,8 @@ export interface SessionState {
   task_id?: string;
   /** SPEC-2 §F.1: turns this thread has run under `task_id` (its attempt count). */
   task_attempts?: number;
+  /** Issue 16: the session's last known model (its transcript's, else its hook stdin's); the checkpoints' fallback. */
+  model?: string;
   /** Unknown top-level keys in file order, re-emitted after the known ones. */
   extra?: Record<string, unknown>;
 }
@@ -142,6 +145,7 @@ export const STATE_KEYS = [
   'background_agents',
   'task_id',
   'task_attempts',
+  'model',
 ] as const;
 
 /** Deprecated keys consumed on load and never written again. */
@@ -240,6 +244,7 @@ function buildSchemas() {
     background_agents: z.nullish(z.array(Background)),
     task_id: zStr,
     task_attempts: zInt,
+    model: z.nullish(z.unknown()),
   });
   return { TokenUsage, Pending, Failure, Background, State };
 }
@@ -307,6 +312,7 @@ export const stateShapes = (() => {
     background_agents: shape.nullish(shape.arrayOf(Background)),
     task_id: sStr,
     task_attempts: sInt,
+    model: shape.nullish(shape.unknown),
   });
   return { TokenUsage, Pending, Failure, Background, State };
 })();
@@ -502,6 +508,11 @@ export function parseState(raw: unknown, opts: { where?: string; sessionId?: str
     }
   }
 
+  if (v.model !== undefined && v.model !== null) {
+    if (isModelName(v.model)) state.model = v.model;
+    else warnings.push(`session ${sid}: invalid model ${JSON.stringify(String(v.model).slice(0, 40))} dropped`);
+  }
+
   // Legacy: deprecated offsets fill a zero checkpoint_transcript_start, then are dropped.
   if (!state.checkpoint_transcript_start) {
     const legacy = (v.condensed_transcript_lines ?? 0) > 0 ? v.condensed_transcript_lines : v.transcript_lines_at_start;
@@ -609,6 +620,7 @@ export function stateToJson(s: SessionState): Record<string, unknown> {
     out['task_id'] = s.task_id;
     if (s.task_attempts) out['task_attempts'] = s.task_attempts;
   }
+  if (isModelName(s.model)) out['model'] = s.model;
   if (s.extra) {
     for (const [k, v] of Object.entries(s.extra)) {
       if (!KNOWN_KEYS.has(k)) out[k] = v;

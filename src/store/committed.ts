@@ -41,6 +41,8 @@ export interface SessionWrite {
   agent?: string;
   /** SPEC-2 §F.1: the session's task (`ENTIRE_TASK_ID`). */
   taskId?: string;
+  /** The model of the checkpoint's range (issue 16); an invalid name is left out by the encoder. */
+  model?: string;
   /** Whole transcript; plain text is redacted here. null = none stored. */
   transcript: TranscriptInput;
   format: 'jsonl' | 'json';
@@ -79,6 +81,8 @@ export interface SessionUpdate {
   contextLayers?: Layers | null;
   /** Replace the slot's token usage when given (SPEC §6.6 step 3). */
   tokenUsage?: TokenUsage;
+  /** Replace the slot's model when given (the whole turn's range may name a later one). */
+  model?: string;
 }
 
 type Redactor = typeof import('../redact/index.js');
@@ -211,6 +215,7 @@ export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promis
     if (w.branch) metadata.branch = w.branch;
     if (w.agent) metadata.agent = w.agent;
     if (w.taskId) metadata.task_id = w.taskId;
+    if (w.model) metadata.model = w.model;
     if (w.turnId) metadata.turn_id = w.turnId;
     if (w.isTask) metadata.is_task = true;
     if (w.toolUseId) metadata.tool_use_id = w.toolUseId;
@@ -268,10 +273,11 @@ export async function updateCommittedSession(repo: Repo, u: SessionUpdate): Prom
     const existing = new Map((slotTree ?? []).map((e) => [e.name, e.oid]));
     const metadata: SessionMetadata = { ...slotInfo.metadata };
     if (u.tokenUsage) metadata.token_usage = u.tokenUsage;
+    if (u.model) metadata.model = u.model;
     const wanted = slotFiles({ metadata, transcript, format: u.format, prompts, layers: u.contextLayers });
-    // metadata.json is rewritten only when usage changed, so its bytes (and
+    // metadata.json is rewritten only when usage or model changed, so its bytes (and
     // unknown keys, as decoded) are otherwise left exactly as stored
-    if (!u.tokenUsage) wanted.delete('metadata.json');
+    if (!u.tokenUsage && !u.model) wanted.delete('metadata.json');
     const changes: TreeChange[] = [];
     for (const name of existing.keys()) {
       const managed = isTranscriptFile(name) || name === 'prompt.txt' || name === 'context.md';

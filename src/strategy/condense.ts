@@ -17,6 +17,7 @@ import { copyUsage, type TokenUsage } from '../checkpoint/metadata.js';
 import { EntireError } from '../errors.js';
 import { mark } from '../timing.js';
 import { layersForStore } from './context-layers.js';
+import { checkpointModel } from '../trust/model.js';
 
 /** Transcript usage as stored in metadata (the counters only). */
 export const toMetaUsage = copyUsage;
@@ -47,6 +48,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
   let prompts: string[] = [];
   let promptsRedacted = false;
   let usage: TokenUsage | undefined;
+  let model: string | undefined;
   let position = start;
   if (path && readableTranscript(adapter, path, ctx.repo.root)) {
     const owner = { root: ctx.repo.root, sessionId: state.session_id };
@@ -65,6 +67,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     const ranged = analyze(adapter, path, start, owner);
     mark('condense: analysed');
     usage = toMetaUsage(ranged?.tokenUsage);
+    model = ranged?.model;
   } else if (shadow) {
     // live transcript gone: the copy on the shadow branch (already redacted)
     // the copy is stored as the live file was (its name says the format, SPEC §2.7)
@@ -91,6 +94,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     sessionId: state.session_id,
     agent: adapter.displayName,
     taskId: state.task_id,
+    model: checkpointModel(model, state.model),
     transcript,
     format,
     prompts,

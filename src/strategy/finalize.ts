@@ -12,6 +12,8 @@ import { toMetaUsage, condenseSession } from './condense.js';
 import { describeError } from '../errors.js';
 import { fault } from './faults.js';
 import { layersForStore } from './context-layers.js';
+import { modelName } from '../trust/model.js';
+import type { TokenUsage } from '../checkpoint/metadata.js';
 
 export const MAX_HOOK_ATTEMPTS = 10;
 
@@ -80,7 +82,7 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
       }
       const start = starts.get(id) ?? 0;
       const nextStart = ordered.slice(i + 1).map((x) => starts.get(x)).find((x) => x !== undefined);
-      const usage = rangeUsage(adapter, path!, start, nextStart ?? end, owner);
+      const { usage, model } = rangeFacts(adapter, path!, start, nextStart ?? end, owner);
       await updateCommittedSession(ctx.repo, {
         checkpointId: id,
         sessionId: state.session_id,
@@ -90,6 +92,7 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
         promptsRedacted: true, // promptsOf: from the transcript cache, redacted
         contextLayers,
         tokenUsage: usage,
+        model,
       });
       fault('finalize-after-update');
       next.turn_checkpoint_ids = (next.turn_checkpoint_ids ?? []).filter((x) => x !== id);
@@ -108,15 +111,31 @@ export async function finalizeTurn(ctx: HookContext, state: SessionState, opts: 
   return tidy(next);
 }
 
-function rangeUsage(adapter: Awaited<ReturnType<typeof adapterFor>>, path: string, from: number, to: number, owner: Owner) {
+/**
+ * Usage and model of [from, to), from the analyses from `from` and from `to` (no other pass).
+ * The model is the range's last one when [to, end) names none; otherwise the two analyses
+ * cannot tell, and undefined keeps what the condensation stored.
+ */
+function rangeFacts(
+  adapter: Awaited<ReturnType<typeof adapterFor>>,
+  path: string,
+  from: number,
+  to: number,
+  owner: Owner,
+): { usage?: TokenUsage; model?: string } {
   const a = analyze(adapter, path, from, owner);
-  if (!a) return undefined;
-  if (to >= a.position) return toMetaUsage(a.tokenUsage);
+  if (!a) return {};
+  const model = modelName(a.model);
+  if (to >= a.position) return { usage: toMetaUsage(a.tokenUsage), model };
   // usage of [from, to): whole-from minus from-to
   const b = analyze(adapter, path, to, owner);
-  if (!b) return toMetaUsage(a.tokenUsage);
+  if (!b) return { usage: toMetaUsage(a.tokenUsage) };
   const u = a.tokenUsage;
   const v = b.tokenUsage;
+  return { model: b.model === undefined ? model : undefined, usage: rangeUsage(u, v) };
+}
+
+function rangeUsage(u: TokenUsage, v: TokenUsage): TokenUsage | undefined {
   return toMetaUsage({
     input_tokens: u.input_tokens - v.input_tokens,
     cache_creation_tokens: u.cache_creation_tokens - v.cache_creation_tokens,

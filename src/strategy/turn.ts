@@ -13,6 +13,7 @@ import { sessionsForWorktree } from '../session/index.js';
 import { transition, applyBookkeeping, IDLE_WARN_MS } from '../session/phase.js';
 import { collapsePrompt } from '../checkpoint/prompts.js';
 import { recordTaskTurn } from '../session/task.js';
+import { isModelName } from '../trust/model.js';
 import { layersForStore } from './context-layers.js';
 import { stepSubject } from '../checkpoint/messages.js';
 import { CLI_VERSION } from '../version.js';
@@ -71,6 +72,14 @@ function freshState(ctx: HookContext, event: HookEvent, adapter: AgentAdapter, t
   return s;
 }
 
+/**
+ * Issue 16: the session's last known model, the fallback of checkpoints whose transcript range
+ * names none. Hook stdin sets it at turn start, the turn's transcript at its end (and wins then).
+ */
+function rememberModel(s: SessionState, model: string | undefined): void {
+  if (isModelName(model)) s.model = model;
+}
+
 /** Records of background subagents whose session ended over an hour ago go (SPEC-2 §B.5). */
 function dropStaleBackgroundAgents(s: SessionState, now: Date): void {
   if (s.background_agents && liveBackgroundAgents(s, now).length === 0) delete s.background_agents;
@@ -112,6 +121,7 @@ async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentA
   const fs = filesTouched(linked.files_touched, candidates, view.differing);
   const turnPaths = [...candidates].filter((p) => view.differing.has(p));
   let next: SessionState = { ...linked };
+  rememberModel(next, turn?.model);
   if (fs.length > 0) next.files_touched = fs;
   else delete next.files_touched;
   if (turnPaths.length === 0) {
@@ -204,6 +214,7 @@ export async function turnStart(ctx: HookContext, event: HookEvent, adapter: Age
     state.turn_id = newTurnId();
     state.last_interaction_time = ctx.now().toISOString();
     if (!state.first_prompt && event.prompt) state.first_prompt = collapsePrompt(await redactOne(event.prompt), 100);
+    rememberModel(state, event.model);
     const task = recordTaskTurn(state, process.env);
     if (task.refused !== undefined) ctx.log.warn('ENTIRE_TASK_ID ignored (not 1-128 of [A-Za-z0-9._:-])', { session_id: state.session_id, error: `value ${JSON.stringify(task.refused)}` });
     dropStaleBackgroundAgents(state, ctx.now());
@@ -345,6 +356,7 @@ export async function sessionStart(ctx: HookContext, event: HookEvent, adapter: 
     }
     applyBookkeeping(loaded, r, ctx.now());
     loaded.last_interaction_time = ctx.now().toISOString();
+    rememberModel(loaded, event.model);
     dropStaleBackgroundAgents(loaded, ctx.now());
     return loaded;
   });

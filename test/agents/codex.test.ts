@@ -50,6 +50,7 @@ describe('C1: debug transcript on the real rollout gives the README values', () 
       modified_files: ['hello.txt', 'README.md'],
       prompts: ['Please say hello: create hello.txt and commit it.', 'please follow up'],
       token_usage: { input_tokens: 7900, cache_creation_tokens: 0, cache_read_tokens: 0, output_tokens: 240, api_call_count: 6 },
+      model: 'gpt-5.5',
     });
   });
 
@@ -60,6 +61,7 @@ describe('C1: debug transcript on the real rollout gives the README values', () 
       modified_files: ['hello.txt'],
       prompts: ['please follow up'],
       token_usage: { input_tokens: 2500, cache_creation_tokens: 0, cache_read_tokens: 0, output_tokens: 80, api_call_count: 2 },
+      model: 'gpt-5.5',
     });
   });
 

@@ -21,7 +21,7 @@ describe('entire debug transcript (SPEC §7, §11 item 36)', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.endsWith('}\n')).toBe(true);
     const doc = JSON.parse(r.stdout);
-    expect(Object.keys(doc)).toEqual(['position', 'last_identifier', 'modified_files', 'prompts', 'token_usage']);
+    expect(Object.keys(doc)).toEqual(['position', 'last_identifier', 'modified_files', 'prompts', 'token_usage', 'model']);
     expect(doc).toEqual({
       position: 20,
       last_identifier: 'f340c3c2-f210-401b-a7db-092d82f42784',
@@ -31,6 +31,7 @@ describe('entire debug transcript (SPEC §7, §11 item 36)', () => {
         'Also include the build sha from the BUILD_SHA env var in the healthz response.',
       ],
       token_usage: { input_tokens: 36, cache_creation_tokens: 5045, cache_read_tokens: 116409, output_tokens: 868, api_call_count: 7 },
+      model: 'claude-sonnet-4-5-20250929',
     });
   });
 

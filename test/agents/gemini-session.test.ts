@@ -59,6 +59,7 @@ describe('B1: entire debug transcript on the real session files (README expected
       modified_files: ['a.go', 'b.go'],
       prompts: [PROMPT],
       token_usage: { input_tokens: 4734, cache_creation_tokens: 0, cache_read_tokens: 400, output_tokens: 166, api_call_count: 4 },
+      model: 'gemini-2.5-flash',
     });
     // named by its content without --agent; repo root /tmp/gx/repo from projectHash
     expect(JSON.parse(entire(['debug', 'transcript', SAMPLE]).stdout).modified_files).toEqual(['a.go', 'b.go']);

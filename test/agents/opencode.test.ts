@@ -28,6 +28,7 @@ describe('OpenCode export analysis (C1)', () => {
       modified_files: ['hello.txt', 'README.md'],
       prompts: ['Please say hello: create hello.txt and commit it.', 'please follow up'],
       token_usage: { input_tokens: 5400, cache_creation_tokens: 0, cache_read_tokens: 0, output_tokens: 160, api_call_count: 4 },
+      model: 'local/local-model',
     });
   });
 

@@ -11,6 +11,7 @@ const DETAIL_SESSION_KEYS = [
   'index',
   'session_id',
   'agent',
+  'model',
   'created_at',
   'turn_id',
   'checkpoints_count',
@@ -83,6 +84,7 @@ describe('explain on Go-written checkpoints (SPEC §11.35)', () => {
     expect(doc.sessions.map((s: any) => s.index)).toEqual([0, 1]);
     expect(doc.sessions[0].session_id).toBe('28596a79-6247-4bc2-a031-f5848b31e039');
     expect(doc.sessions[0].checkpoint_transcript_start).toBe(19);
+    expect(doc.sessions[0].model).toBeNull(); // the Go tool records none
     const blob = r.git(['cat-file', '-s', 'entire/checkpoints/v1:42/527c9c20c8/0/full.jsonl']).trim();
     expect(doc.sessions[0].transcript_bytes).toBe(Number(blob));
     expect(doc.sessions[0].prompts[1]).toBe('do it');

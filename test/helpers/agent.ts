@@ -32,9 +32,14 @@ export class FakeClaude {
   readonly cwd: string;
   /** Environment every hook of this session runs with (e.g. `ENTIRE_TASK_ID`). */
   hookEnv: Record<string, string | undefined> = {};
+  /** The model assistant lines name (`message.model`), when set. */
+  model: string | undefined;
 
   private line(obj: Record<string, unknown>): void {
-    if (obj['type'] === 'assistant') this.lastText = undefined;
+    if (obj['type'] === 'assistant') {
+      this.lastText = undefined;
+      if (this.model !== undefined) obj = { ...obj, message: { model: this.model, ...(obj['message'] as Record<string, unknown>) } };
+    }
     const uuid = randomUUID();
     const full = { parentUuid: this.lastUuid, sessionId: this.sessionId, cwd: this.cwd, uuid, timestamp: new Date().toISOString(), ...obj };
     this.lastUuid = uuid;

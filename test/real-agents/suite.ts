@@ -120,6 +120,18 @@ export function defineAgentSuite(driver: AgentDriver): void {
       });
     }
 
+    /** The one model the requests of `script` named (undefined: none, or several). */
+    function sentModel(script: string): string | undefined {
+      const names = new Set(requestsOf(script).map(requestModel).filter((m): m is string => m !== undefined));
+      return names.size === 1 ? [...names][0] : undefined;
+    }
+    /** What a checkpoint of the turn `script` ran should record as its model (issue 16). */
+    function expectedModel(script: string): string | undefined {
+      const sent = sentModel(script);
+      return sent === undefined ? undefined : (driver.recordedModel?.(sent) ?? sent);
+    }
+    const modelInfo = (script: string) => `models sent by ${script}: ${JSON.stringify(requestsOf(script).map(requestModel))}`;
+
     describe('standard turn: write, commit mid-turn, edit, answer (G1)', () => {
       let repo: Repo;
       let agent: AgentRun;
@@ -230,6 +242,20 @@ export function defineAgentSuite(driver: AgentDriver): void {
         expectUsage(sum, calls);
       });
 
+      it('both checkpoints record the model the CLI called, and explain shows it (issue 16)', () => {
+        const want = expectedModel('STD');
+        expect(want, modelInfo('STD')).toBeDefined();
+        const humanSlot = slotOf(repo, humanCommit ? linkedIds(repo, humanCommit) : [], sid);
+        expect(humanSlot, 'no slot (see the linking tests)').not.toBeNull();
+        expect(humanSlot!.metadata['model'], modelInfo('STD')).toBe(want);
+        const agentSlot = slotOf(repo, agentIds, sid);
+        expect(agentSlot, 'no slot (see the linking tests)').not.toBeNull();
+        expect(agentSlot!.metadata['model'], modelInfo('STD')).toBe(want);
+        const ex = repo.entire(['explain', '--checkpoint', humanSlot!.id]);
+        expect(ex.status, ex.stderr).toBe(0);
+        expect(ex.stdout).toContain(`Model: ${want}`);
+      });
+
       it('entire explain shows the prompt for the human commit (and the agent commit)', () => {
         // the agent's own commit: by its trailer, or by its note when its shell ran no hooks (SPEC-2 §D.3, §D.5)
         const revs = [humanCommit || 'HEAD', agentCommit ?? 'HEAD'];
@@ -313,6 +339,9 @@ export function defineAgentSuite(driver: AgentDriver): void {
           expect(slot, `no slot for ${sid}: ${notesCommitOut}`).not.toBeNull();
           expect(slot!.metadata['files_touched']).toEqual(['notes.txt']);
           expect(slot!.prompt).toContain(PROMPTS.second);
+          const want = expectedModel('SECOND');
+          expect(want, modelInfo('SECOND')).toBeDefined();
+          expect(slot!.metadata['model'], modelInfo('SECOND')).toBe(want);
         });
       });
     });
@@ -435,6 +464,13 @@ export function defineAgentSuite(driver: AgentDriver): void {
       });
     });
   });
+}
+
+/** The model a request names: its JSON body's `model`, else a Gemini URL's `/models/<model>:`. */
+function requestModel(q: LoggedRequest): string | undefined {
+  const body = q.body;
+  if (body !== null && typeof body === 'object' && typeof (body as Record<string, unknown>)['model'] === 'string') return (body as Record<string, string>)['model'];
+  return /\/models\/([^:/?]+):/.exec(q.url)?.[1];
 }
 
 /**

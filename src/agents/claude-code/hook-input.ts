@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import { isAgentId } from '../../trust/ids.js';
 import { cleanClaudePrompt, taskNotification } from './prompts.js';
-import { beginHookInput, invalid, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt, str } from '../hook-input.js';
+import { beginHookInput, invalid, lazySchema, nonEmpty, optModel, optStr, requireSessionId, setCommon, setIf, setModel, setPrompt, str } from '../hook-input.js';
 import type { HookEvent } from '../types.js';
 import { CLAUDE_VERBS } from './verbs.js';
 
@@ -19,6 +19,7 @@ const schema = lazySchema(() =>
     source: optStr(),
     reason: optStr(),
     last_assistant_message: optStr(),
+    model: optModel(),
   }),
 );
 
@@ -38,7 +39,11 @@ export function parseClaudeHookInput(verb: string, stdinText: string): HookEvent
     if (done && isAgentId(done.taskId)) ev.completes = { agentId: done.taskId, ...(isAgentId(done.toolUseId) ? { toolUseId: done.toolUseId } : {}) };
     else if (done) (ev.refused ??= []).push(`task-notification task-id ${JSON.stringify(done.taskId.slice(0, 80))} is not a valid agent id`);
   }
-  if (kind === 'session-start') setIf(ev, 'source', input.source);
+  if (kind === 'session-start') {
+    setIf(ev, 'source', input.source);
+    // interactive sessions name their model here (SPEC-2 §B.1)
+    setModel(ev, input.model);
+  }
   if (kind === 'session-end') setIf(ev, 'reason', input.reason);
   if (kind === 'turn-end') setIf(ev, 'response', input.last_assistant_message);
   if (kind === 'pre-task' || kind === 'post-task' || kind === 'post-todo') {

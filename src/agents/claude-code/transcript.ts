@@ -34,6 +34,12 @@ export const CLAUDE_EDIT_TOOLS: ReadonlySet<string> = new Set([
   'mcp__acp__Edit',
 ]);
 
+/** `message.model` of an assistant line; `<synthetic>` marks a message Claude Code wrote itself, not a model call. */
+function claudeModelOf(message: Record<string, unknown>): string | undefined {
+  const m = message['model'];
+  return typeof m === 'string' && m !== '' && m !== '<synthetic>' ? m : undefined;
+}
+
 export const CLAUDE_DIALECT: JsonlDialect = {
   roleKey: 'type',
   editTools: CLAUDE_EDIT_TOOLS,
@@ -43,6 +49,7 @@ export const CLAUDE_DIALECT: JsonlDialect = {
   hasSubagents: true,
   cleanPrompt: cleanClaudePrompt,
   isSystemUserLine,
+  modelOf: claudeModelOf,
 };
 
 export { countLines, lastUuid };

@@ -3,11 +3,12 @@
  * `session_id`, `transcript_path` (null for `--ephemeral` runs), `cwd` and
  * `hook_event_name`; UserPromptSubmit adds `prompt`, Stop
  * `last_assistant_message`, SessionStart `source`, SessionEnd `reason`.
+ * All but SessionEnd carry `model` too.
  * A verb we do not know is a no-op (SPEC-2 §C.0: unknown verbs exit 0 silently).
  */
 import * as z from 'zod/mini';
 import { cleanPrompt } from '../text.js';
-import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt } from '../hook-input.js';
+import { beginHookInput, lazySchema, nonEmpty, optModel, optStr, requireSessionId, setCommon, setIf, setModel, setPrompt } from '../hook-input.js';
 import type { HookEvent } from '../types.js';
 import { CODEX_VERBS } from './verbs.js';
 
@@ -20,6 +21,7 @@ const schema = lazySchema(() =>
     last_assistant_message: optStr(),
     source: optStr(),
     reason: optStr(),
+    model: optModel(),
   }),
 );
 
@@ -31,6 +33,8 @@ export function parseCodexHookInput(verb: string, stdinText: string): HookEvent 
   const { kind, label, input } = begun;
   const ev: HookEvent = { kind, agent, verb, sessionId: requireSessionId(label, nonEmpty(input.session_id), 'session_id') };
   setCommon(ev, input.transcript_path, input.cwd);
+  // every payload but SessionEnd names the model (SPEC-2 §C.1)
+  setModel(ev, input.model);
   if (kind === 'turn-start') setPrompt(ev, input.prompt, cleanPrompt);
   if (kind === 'turn-end') setIf(ev, 'response', input.last_assistant_message);
   if (kind === 'session-start') setIf(ev, 'source', input.source);

@@ -132,6 +132,8 @@ export class RolloutReader {
   private readonly edits: EditRecord[] = [];
   private summary = '';
   private fallbackSummary = '';
+  /** `turn_context.model`: the model in effect, from the last turn context at or before the range's end. */
+  private model = '';
 
   constructor(private readonly from: number) {}
 
@@ -157,6 +159,7 @@ export class RolloutReader {
     switch (v['type']) {
       case 'turn_context':
         if (typeof payload['cwd'] === 'string') this.cwd = payload['cwd'];
+        if (typeof payload['model'] === 'string' && payload['model'] !== '') this.model = payload['model'];
         return;
       case 'token_usage_record':
         if (inRange) this.calls++;
@@ -241,6 +244,7 @@ export class RolloutReader {
     }
     r.tokenUsage = this.tokens();
     r.summary = this.summary || this.fallbackSummary;
+    if (this.model !== '') r.model = this.model;
     return r;
   }
 

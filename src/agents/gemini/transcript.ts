@@ -109,6 +109,8 @@ interface Digest {
   text: string;
   /** `gemini`: the files its tool calls edit. */
   edits: string[];
+  /** `gemini`: the model that wrote it, when the message says. */
+  model?: string;
 }
 
 function digester(form: GeminiForm): (m: Obj) => Digest {
@@ -117,6 +119,7 @@ function digester(form: GeminiForm): (m: Obj) => Digest {
     if (type === 'user') return { type, prompt: userPrompt(m, form), text: '', edits: [] };
     if (type !== 'gemini') return { type, prompt: '', text: '', edits: [] }; // info, error and unknown types carry nothing we use
     const tokens = m['tokens'];
+    const model = m['model'];
     const edits: string[] = [];
     for (const call of toolCalls(m)) {
       const p = editedPath(call);
@@ -128,6 +131,7 @@ function digester(form: GeminiForm): (m: Obj) => Digest {
       ...(isObj(tokens) ? { tokens: { input: num(tokens['input']), output: num(tokens['output']), cached: num(tokens['cached']) } } : {}),
       text: geminiContentText(m['content']),
       edits,
+      ...(typeof model === 'string' && model !== '' ? { model } : {}),
     };
   };
 }
@@ -148,6 +152,7 @@ function analyzeSession(s: Session<Digest>, from: number): TranscriptAnalysis {
       t.api_call_count += 1;
     }
     if (m.text.trim() !== '') result.summary = m.text;
+    if (m.model !== undefined) result.model = m.model;
     for (const p of m.edits) {
       if (!seen.has(p)) {
         seen.add(p);

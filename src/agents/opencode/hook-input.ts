@@ -6,7 +6,7 @@
  */
 import * as z from 'zod/mini';
 import { cleanPrompt } from '../text.js';
-import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setPrompt } from '../hook-input.js';
+import { beginHookInput, lazySchema, nonEmpty, optModel, optStr, requireSessionId, setCommon, setModel, setPrompt } from '../hook-input.js';
 import type { HookEvent } from '../types.js';
 import { OPENCODE_VERBS } from './verbs.js';
 
@@ -14,7 +14,7 @@ const schema = lazySchema(() =>
   z.looseObject({
     session_id: optStr(),
     prompt: optStr(),
-    model: optStr(),
+    model: optModel(),
     cwd: optStr(),
   }),
 );
@@ -26,6 +26,9 @@ export function parseOpenCodeHookInput(verb: string, stdinText: string): HookEve
   const { kind, label, input } = begun;
   const ev: HookEvent = { kind, agent, verb, sessionId: requireSessionId(label, nonEmpty(input.session_id), 'session_id') };
   setCommon(ev, undefined, input.cwd);
-  if (kind === 'turn-start') setPrompt(ev, input.prompt, cleanPrompt);
+  if (kind === 'turn-start') {
+    setPrompt(ev, input.prompt, cleanPrompt);
+    setModel(ev, input.model);
+  }
   return ev;
 }

@@ -72,6 +72,14 @@ function assistantText(parts: readonly Obj[]): string {
     .join('\n\n');
 }
 
+/** An assistant message's model as OpenCode names it: `providerID/modelID` (the id alone without a provider). */
+function assistantModel(info: Obj): string | undefined {
+  const id = str(info['modelID']);
+  if (id === '') return undefined;
+  const provider = str(info['providerID']);
+  return provider === '' ? id : `${provider}/${id}`;
+}
+
 export function analyzeOpenCodeExport(doc: OpenCodeExport, from = 0): TranscriptAnalysis {
   const last = doc.messages[doc.messages.length - 1];
   const analysis = emptyAnalysis(doc.messages.length, last ? str(last.info['id']) : '');
@@ -101,6 +109,8 @@ export function analyzeOpenCodeExport(doc: OpenCodeExport, from = 0): Transcript
     }
     const text = assistantText(m.parts);
     if (text) analysis.summary = text;
+    const model = assistantModel(m.info);
+    if (model !== undefined) analysis.model = model;
   }
   analysis.modifiedFiles = [...files];
   analysis.tokenUsage = usage;

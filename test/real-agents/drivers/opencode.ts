@@ -50,6 +50,8 @@ export const openCodeDriver: AgentDriver = {
   turnEndVerb: 'turn-end',
   // OpenCode records input without the cached tokens; OpenAI's usage has no cache writes
   recordedUsagePerCall: (u) => ({ input_tokens: u.input + u.cacheCreation, cache_creation_tokens: 0, cache_read_tokens: u.cacheRead, output_tokens: u.output }),
+  // OpenCode names a model by its provider: the config's `local` provider
+  recordedModel: (sent) => `local/${sent}`,
 
   prepareHome(home) {
     const dir = join(home, '.config', 'opencode');

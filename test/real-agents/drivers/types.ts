@@ -41,6 +41,11 @@ export interface AgentDriver {
   turnEndVerb: string;
   /** What Entire should record for one model call that reported `u` (the agent's own accounting in between). */
   recordedUsagePerCall(u: Usage): RecordedUsage;
+  /**
+   * The `model` Entire should record in a checkpoint (issue 16) when the CLI's requests name
+   * `sent` (their body's `model`, or Gemini's URL); the same name unless the agent qualifies it.
+   */
+  recordedModel?(sent: string): string;
 
   /**
    * Agent home files a user would have: onboarding done, auth chosen, these project roots trusted
