@@ -1,7 +1,7 @@
 /**
  * A session end that arrives while the turn-end worker (turn-end-worker.ts) still holds the
  * session lock does not wait for it: the agent is shutting down, and some kill the hook
- * within seconds (Codex: 3 s). It leaves `entire-sessions/<sid>.end` (when the session
+ * within seconds (one agent after 3 s). It leaves `entire-sessions/<sid>.end` (when the session
  * ended) and exits; the worker ends the session when its turn end is done.
  *
  * Nothing is lost to a race: the session end writes the marker first and then tries the lock
