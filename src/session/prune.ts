@@ -65,15 +65,15 @@ function lastPruneMs(commonDir: string): number {
 
 /**
  * What the session left in its worktree's `.entire/tmp` — its pre-prompt snapshot, its
- * transcript bookkeeping and its redaction cache (a redacted copy of the whole transcript) —
- * removed through the confined helper (SPEC-2 §A.4). Each goes on its own.
+ * transcript bookkeeping, its redaction cache (a redacted copy of the whole transcript) and its
+ * context fold state — removed through the confined helper (SPEC-2 §A.4). Each goes on its own.
  */
 function removeSessionScratch(state: SessionState): void {
   const root = state.worktree_path;
   if (!root) return;
   const sid = state.session_id;
   const cache = cacheKeyName(sid);
-  const names = [`pre-prompt-${sid}.json`, `transcript-${sid}.json`, ...['redacted.jsonl', 'cursor.json', 'lock'].map((x) => `redact/${cache}.${x}`)];
+  const names = [`pre-prompt-${sid}.json`, `transcript-${sid}.json`, ...['redacted.jsonl', 'cursor.json', 'lock'].map((x) => `redact/${cache}.${x}`), `context/${cache}.json`];
   for (const name of names) {
     try {
       removeConfined(root, `.entire/tmp/${name}`);
