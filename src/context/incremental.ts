@@ -8,7 +8,8 @@
  * fresh fold's, byte for byte (test/context/incremental.test.ts).
  *
  * Only agents whose events are line-local (`contextLineLocal`) resume; a one-document transcript
- * (OpenCode's export, Gemini's JSON) is folded whole each time, as are agents without events.
+ * (one JSON document, or records that patch earlier ones) is folded whole each time, as are agents
+ * without events.
  */
 import { createHash } from 'node:crypto';
 import type { AgentAdapter, ContextEvent, TranscriptFormat } from '../agents/types.js';
