@@ -12,10 +12,15 @@ import * as z from 'zod/mini';
 import type { FoldState } from './derive.js';
 import { lazySchema } from '../agents/hook-input.js';
 import { CLI_VERSION } from '../version.js';
+import { ENGINE_ID } from '../redact/engine-id.js';
 
 /** Bump when the derivation or an adapter's events change: older states are then refolded. */
 const FOLD_VERSION = 1;
-export const FOLD_ENGINE = `${CLI_VERSION}/fold-${FOLD_VERSION}`;
+/**
+ * The build, the fold and the redaction engine the state was derived under: a new redaction
+ * engine rewrites the redacted transcript the offsets point into, so its states are refolded.
+ */
+export const FOLD_ENGINE = `${CLI_VERSION}/fold-${FOLD_VERSION}/${ENGINE_ID}`;
 
 /** A saved state larger than this is not read (the bounds keep real ones far smaller). */
 export const MAX_CHECKPOINT_BYTES = 8 * 1024 * 1024;
