@@ -10,6 +10,9 @@ import { PreRedacted } from '../src/store/content.js';
 import { benchRedaction, buildBenchTranscript } from '../src/redact/bench.js';
 import { resetGitEnvForTests } from '../src/git/exec.js';
 import { contextLayers } from '../src/context/layers.js';
+import { foldTranscript } from '../src/context/incremental.js';
+import { parseCheckpoint } from '../src/context/fold-state.js';
+import { bytesOf } from '../src/byte-source.js';
 import { getAgent } from '../src/agents/registry.js';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -194,4 +197,37 @@ export async function benchContext(bytes: number, runs: number): Promise<{ ms: n
   }
   const m = median(xs);
   return { ms: m, msPerMb: m / (buf.length / 1e6), bytes: buf.length };
+}
+
+/**
+ * SPEC-2 §F.4 incremental derivation: a turn end's fold of a `bytes` transcript that grew by a
+ * `turnBytes` turn since the last one, resumed from the saved state (serialized and validated
+ * as the hook does), against the fresh fold of the same bytes that also writes a state.
+ */
+export async function benchContextIncremental(
+  bytes: number,
+  turnBytes: number,
+  runs: number,
+): Promise<{ fresh: number; freshMsPerMb: number; resumed: number; stateBytes: number; bytes: number; turnBytes: number }> {
+  const adapter = await getAgent('claude-code');
+  const before = Buffer.from(buildBenchTranscript(bytes, 7));
+  const turn = Buffer.from(buildBenchTranscript(turnBytes, 11));
+  const after = Buffer.concat([before, turn]);
+  const root = '/home/dev/proj';
+  const saved = JSON.stringify(foldTranscript({ adapter, transcript: bytesOf(before), format: 'jsonl', prompts: [], root, saved: null }).checkpoint);
+  const fresh: number[] = [];
+  const resumed: number[] = [];
+  for (let i = 0; i < runs + 1; i++) {
+    let t0 = process.hrtime.bigint();
+    const f = foldTranscript({ adapter, transcript: bytesOf(after), format: 'jsonl', prompts: [], root, saved: null });
+    JSON.stringify(f.checkpoint);
+    if (i > 0) fresh.push(ms(t0));
+    t0 = process.hrtime.bigint();
+    const r = foldTranscript({ adapter, transcript: bytesOf(after), format: 'jsonl', prompts: [], root, saved: parseCheckpoint(saved) });
+    JSON.stringify(r.checkpoint);
+    if (i > 0) resumed.push(ms(t0));
+    if (r.resumedAt !== before.length) throw new Error(`bench: the fold did not resume (${r.resumedAt})`);
+  }
+  const m = median(fresh);
+  return { fresh: m, freshMsPerMb: m / (after.length / 1e6), resumed: median(resumed), stateBytes: saved.length, bytes: after.length, turnBytes: turn.length };
 }

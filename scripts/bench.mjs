@@ -437,6 +437,12 @@ if (want('context')) {
     const c = await lib.benchContext(size, 5);
     rows.push({ label: `context.md derivation, ${(c.bytes / 1e6).toFixed(0)} MB transcript`, ms: c.ms, ratio: NaN, extra: `${c.msPerMb.toFixed(1)} ms/MB (target ≤ 10)` });
   }
+  for (const size of QUICK ? [5 * MB] : [3 * MB, 50 * MB]) {
+    const c = await lib.benchContextIncremental(size, 50 * 1024, 5);
+    const mb = (c.bytes / 1e6).toFixed(0);
+    rows.push({ label: `context fold from scratch (writes its state), ${mb} MB`, ms: c.fresh, ratio: NaN, extra: `${c.freshMsPerMb.toFixed(1)} ms/MB` });
+    rows.push({ label: `context fold resumed, ${mb} MB + ${(c.turnBytes / 1024).toFixed(0)} KB turn`, ms: c.resumed, ratio: NaN, extra: `saved state ${(c.stateBytes / 1024).toFixed(1)} KB` });
+  }
 }
 
 if (live && want('explain')) {

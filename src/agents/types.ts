@@ -348,6 +348,12 @@ export interface AgentAdapter {
    */
   contextEvents?(transcript: TranscriptText): Iterable<ContextEvent>;
   /**
+   * `contextEvents` reads `windows()` only and a line's events depend on that line alone, so
+   * the fold may stop at a line end and resume there on the next call (SPEC-2 §F.4's
+   * incremental state). Unset: every derivation folds the whole transcript.
+   */
+  contextLineLocal?: boolean;
+  /**
    * SPEC-2 §F.6: the fields to add to the session-start hook's stdout JSON that hand `text` to
    * a new session. Optional: agents without a verified mechanism get nothing.
    */

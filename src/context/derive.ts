@@ -4,6 +4,7 @@
  * newest todos, open failures, rejections, and the user's constraints and decisions. No clock,
  * locale or model; bounded state (last 3 turns, ≤ 512 pending calls, ≤ 64 failure keys).
  */
+import { createHash } from 'node:crypto';
 import type { ContextEvent, ContextTodo } from '../agents/types.js';
 import { analyzeCommand } from './shell.js';
 import { capBytes, cut, dedupKey, firstErrorLine, oneLine, wordCount } from './text.js';
@@ -12,6 +13,8 @@ const MAX_PROMPT_BYTES = 2048;
 const MAX_PENDING = 512;
 const MAX_FAILURE_KEYS = 64;
 const KEPT_TURNS = 3;
+/** Files whose edit history is kept for self-revert detection (the least recently edited go first). */
+const MAX_EDITED_FILES = 256;
 
 /** A Cognitive Cache item: lower `prio` first, then newer (`seq`). */
 export interface CacheItem {
@@ -72,6 +75,73 @@ export interface Derived {
 
 type ToolEvent = Extract<ContextEvent, { type: 'tool' }>;
 
+/** What the fold keeps of a call until its result: what `result` reads, nothing more. */
+export interface PendingCall {
+  id: string;
+  kind: ToolEvent['kind'];
+  name: string;
+  paths?: string[];
+  command?: string;
+  text?: string;
+}
+
+/**
+ * The fold's whole state as plain data (SPEC-2 §F.4's incremental derivation): a fold resumed
+ * from it continues exactly as the one that wrote it. Maps are entry lists in insertion order.
+ * `lastActive` is the index of a kept turn when it is one (the same object), else a copy.
+ */
+export interface FoldState {
+  seq: number;
+  goal: string;
+  currentAsk: string;
+  turnCount: number;
+  turns: TurnSummary[];
+  lastActive: number | TurnSummary | null;
+  todos: ContextTodo[] | null;
+  files: [string, number][];
+  pending: PendingCall[];
+  failures: Failure[];
+  awaiting: Derived['awaiting'];
+  rejectedPlan: Derived['rejectedPlan'];
+  compactionNext: string;
+  finalText: string;
+  lastAssistant: string;
+  afterStop: boolean;
+  /** Per file, its edits as [hash of old, hash of new]. */
+  edits: [string, [string, string][]][];
+  activity: boolean;
+  constraints: [string, CacheItem][];
+  decisions: [string, CacheItem][];
+  failed: [string, CacheItem][];
+}
+
+/** Edits are compared, never shown: a digest stands for each side (the state stays small). */
+function editDigest(text: string): string {
+  return createHash('sha256').update(text).digest('base64').slice(0, 22);
+}
+
+function copyTurn(t: TurnSummary): TurnSummary {
+  const c: TurnSummary = { index: t.index, prompt: t.prompt, edits: [...t.edits], commands: t.commands, committed: t.committed, pushed: t.pushed, rejected: [...t.rejected], lastReply: t.lastReply, activity: t.activity };
+  if (t.lastCommand) c.lastCommand = { key: t.lastCommand.key, ok: t.lastCommand.ok };
+  return c;
+}
+
+function copyFailure(f: Failure): Failure {
+  const c: Failure = { key: f.key, category: f.category, count: f.count, error: f.error, turn: f.turn, seq: f.seq, open: f.open };
+  if (f.resolvedVia !== undefined) c.resolvedVia = f.resolvedVia;
+  return c;
+}
+
+function copyPending(call: PendingCall): PendingCall {
+  const c: PendingCall = { id: call.id, kind: call.kind, name: call.name };
+  if (call.paths) c.paths = [...call.paths];
+  if (call.command !== undefined) c.command = call.command;
+  if (call.text !== undefined) c.text = call.text;
+  return c;
+}
+
+const copyItem = (i: CacheItem): CacheItem => ({ text: i.text, prio: i.prio, seq: i.seq, count: i.count });
+
 const ACK_RE = /^(y|ya|yes|yeah|yep|yup|ok|okay|k|kk|sure|go|go ahead|go for it|do it|please do|proceed|continue|sounds good|looks good|lgtm|approved|yes please|ok please|please|ship it|perfect|great|good|nice|thanks|thank you|ok thanks|yes do it|ok do it|yes go ahead|ok go ahead|sure go ahead|correct|right|exactly|agreed)[\s.!,]*$/i;
 const CORRECTION_START_RE = /^(no|nope|stop|wait|actually|instead|don'?t|do not)\b/i;
 const CONSTRAINT_RE = /\b(don'?t|do not|never|always|must|avoid|make sure|let'?s not|prefer)\b/i;
@@ -118,7 +188,7 @@ export class ContextDeriver {
   private lastActive: TurnSummary | null = null;
   private todos: ContextTodo[] | null = null;
   private files = new Map<string, number>();
-  private pending = new Map<string, ToolEvent>();
+  private pending = new Map<string, PendingCall>();
   private failures = new Map<string, Failure>();
   private awaiting: Derived['awaiting'] = null;
   private rejectedPlan: Derived['rejectedPlan'] = null;
@@ -127,9 +197,9 @@ export class ContextDeriver {
   private lastAssistant = '';
   /** The next prompt follows an interrupt or a rejection: a correction. */
   private afterStop = false;
-  private edits = new Map<string, { old: string; new: string }[]>();
+  private edits = new Map<string, [string, string][]>();
   private activity = false;
-  private readonly cache = { constraints: new Map<string, CacheItem>(), decisions: new Map<string, CacheItem>(), failed: new Map<string, CacheItem>() };
+  private cache = { constraints: new Map<string, CacheItem>(), decisions: new Map<string, CacheItem>(), failed: new Map<string, CacheItem>() };
 
   /** `toRepoPath` turns a path the transcript names into a repo-relative one, or null (outside the project: dropped). */
   constructor(private readonly toRepoPath: (path: string) => string | null) {}
@@ -248,7 +318,7 @@ export class ContextDeriver {
   private tool(ev: ToolEvent): void {
     const t = this.acted();
     if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value!);
-    this.pending.set(ev.id, ev);
+    this.pending.set(ev.id, copyPending(ev));
     if (ev.kind === 'edit') {
       for (const p of ev.paths ?? []) {
         const rel = this.toRepoPath(p);
@@ -257,11 +327,14 @@ export class ContextDeriver {
         this.files.delete(rel);
         this.files.set(rel, ++this.seq);
         if (ev.edit && ev.edit.old !== ev.edit.new) {
+          const edit: [string, string] = [editDigest(ev.edit.old), editDigest(ev.edit.new)];
           const history = this.edits.get(rel) ?? [];
-          if (history.some((e) => e.old === ev.edit!.new && e.new === ev.edit!.old)) this.add('failed', `Reverted own edit to \`${rel}\``, 2);
-          history.push(ev.edit);
+          if (history.some((e) => e[0] === edit[1] && e[1] === edit[0])) this.add('failed', `Reverted own edit to \`${rel}\``, 2);
+          history.push(edit);
           if (history.length > 16) history.shift();
+          this.edits.delete(rel);
           this.edits.set(rel, history);
+          if (this.edits.size > MAX_EDITED_FILES) this.edits.delete(this.edits.keys().next().value!);
         }
       }
     } else if (ev.kind === 'todo' && ev.todos) {
@@ -269,7 +342,7 @@ export class ContextDeriver {
     }
   }
 
-  private describe(call: ToolEvent | undefined): string {
+  private describe(call: PendingCall | undefined): string {
     if (!call) return 'a tool call';
     if (call.kind === 'shell' && call.command) return `\`${cut(call.command, 60)}\``;
     if (call.kind === 'edit') {
@@ -361,6 +434,62 @@ export class ContextDeriver {
       else if (section.includes('pending task') && /^[-*]\s+/.test(l)) pendingTasks.push(l.replace(/^[-*]\s*/, ''));
     }
     this.compactionNext = next || pendingTasks[0] || '';
+  }
+
+  /** The state as plain data (copies: the fold may go on). */
+  snapshot(): FoldState {
+    const turns = this.turns.map(copyTurn);
+    const active = this.lastActive;
+    const entries = (m: Map<string, CacheItem>): [string, CacheItem][] => [...m].map(([k, v]) => [k, copyItem(v)]);
+    return {
+      seq: this.seq,
+      goal: this.goal,
+      currentAsk: this.currentAsk,
+      turnCount: this.turnCount,
+      turns,
+      lastActive: active === null ? null : this.turns.includes(active) ? active.index : copyTurn(active),
+      todos: this.todos ? this.todos.map((t) => ({ text: t.text, status: t.status })) : null,
+      files: [...this.files],
+      pending: [...this.pending.values()].map(copyPending),
+      failures: [...this.failures.values()].map(copyFailure),
+      awaiting: this.awaiting ? { ...this.awaiting } : null,
+      rejectedPlan: this.rejectedPlan ? { ...this.rejectedPlan } : null,
+      compactionNext: this.compactionNext,
+      finalText: this.finalText,
+      lastAssistant: this.lastAssistant,
+      afterStop: this.afterStop,
+      edits: [...this.edits].map(([p, h]) => [p, h.map((e): [string, string] => [e[0], e[1]])]),
+      activity: this.activity,
+      constraints: entries(this.cache.constraints),
+      decisions: entries(this.cache.decisions),
+      failed: entries(this.cache.failed),
+    };
+  }
+
+  /** A fold that goes on from `state` (validated by the caller: src/context/fold-state.ts). */
+  static resume(state: FoldState, toRepoPath: (path: string) => string | null): ContextDeriver {
+    const d = new ContextDeriver(toRepoPath);
+    d.seq = state.seq;
+    d.goal = state.goal;
+    d.currentAsk = state.currentAsk;
+    d.turnCount = state.turnCount;
+    d.turns = state.turns.map(copyTurn);
+    const la = state.lastActive;
+    d.lastActive = la === null ? null : typeof la === 'number' ? (d.turns.find((t) => t.index === la) ?? null) : copyTurn(la);
+    d.todos = state.todos ? state.todos.map((t) => ({ text: t.text, status: t.status })) : null;
+    d.files = new Map(state.files);
+    d.pending = new Map(state.pending.map((c) => [c.id, copyPending(c)]));
+    d.failures = new Map(state.failures.map((f) => [f.key, copyFailure(f)]));
+    d.awaiting = state.awaiting ? { ...state.awaiting } : null;
+    d.rejectedPlan = state.rejectedPlan ? { ...state.rejectedPlan } : null;
+    d.compactionNext = state.compactionNext;
+    d.finalText = state.finalText;
+    d.lastAssistant = state.lastAssistant;
+    d.afterStop = state.afterStop;
+    d.edits = new Map(state.edits.map(([p, h]) => [p, h.map((e): [string, string] => [e[0], e[1]])]));
+    d.activity = state.activity;
+    for (const list of ['constraints', 'decisions', 'failed'] as const) d.cache[list] = new Map(state[list].map(([k, v]) => [k, copyItem(v)]));
+    return d;
   }
 
   result0(): Derived {

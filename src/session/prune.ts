@@ -66,8 +66,8 @@ function lastPruneMs(commonDir: string): number {
 
 /**
  * What the session left in its worktree's `.entire/tmp` — its pre-prompt snapshot, its
- * transcript bookkeeping and its redaction cache (a redacted copy of the whole transcript) —
- * removed through the confined helper (SPEC-2 §A.4). Each goes on its own.
+ * transcript bookkeeping, its redaction cache (a redacted copy of the whole transcript) and its
+ * context fold state — removed through the confined helper (SPEC-2 §A.4). Each goes on its own.
  */
 function removeSessionScratch(state: SessionState, agentScratch: readonly string[]): void {
   const root = state.worktree_path;
@@ -78,6 +78,7 @@ function removeSessionScratch(state: SessionState, agentScratch: readonly string
     `pre-prompt-${sid}.json`,
     `transcript-${sid}.json`,
     ...['redacted.jsonl', 'cursor.json', 'lock'].map((x) => `redact/${cache}.${x}`),
+    `context/${cache}.json`,
     // plain names only: an agent's list never reaches outside .entire/tmp
     ...agentScratch.filter((n) => /^[^/\\]+$/.test(n) && n !== '.' && n !== '..'),
   ];

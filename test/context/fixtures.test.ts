@@ -31,6 +31,9 @@ const cases: Case[] = [
     // the subagent runs edit in the subagent's own transcript, not the main one
     .map((f) => ({ file: `real-agents/claude-code/${f}`, agent: 'claude-code', root: '', edits: !f.startsWith('p-subagent-') })),
   { file: 'real-agents/gemini-cli/transcripts/session-sample.jsonl', agent: 'gemini', root: '/tmp/gx/repo', edits: true },
+  { file: 'real-agents/codex/rollout-sample.jsonl', agent: 'codex', root: '/tmp/ra/dc1/repo', edits: true },
+  { file: 'real-agents/copilot-cli/events-sample.jsonl', agent: 'copilot-cli', root: '/tmp/ra/cp1/repo', edits: true },
+  { file: 'real-agents/opencode/export-sample.json', agent: 'opencode', root: '/tmp/ra/do1/repo', edits: true },
 ];
 
 async function layersOf(c: Case, text: string) {

@@ -29,11 +29,12 @@ describe('pruneSessions (SPEC §4.3)', () => {
     const common = tempDir();
     const wt = tempDir();
     mkdirSync(join(wt, '.entire', 'tmp', 'redact'), { recursive: true });
+    mkdirSync(join(wt, '.entire', 'tmp', 'context'), { recursive: true });
     const prePrompt = join(wt, '.entire', 'tmp', 'pre-prompt-old.json');
     writeFileSync(prePrompt, '{}');
-    // the transcript bookkeeping and the redaction cache of the pruned session go too; another session's stay
-    const scratch = ['transcript-old.json', 'redact/old.redacted.jsonl', 'redact/old.cursor.json'].map((n) => join(wt, '.entire', 'tmp', n));
-    const others = ['transcript-recent.json', 'redact/recent.redacted.jsonl'].map((n) => join(wt, '.entire', 'tmp', n));
+    // the transcript bookkeeping, the redaction cache and the context fold state of the pruned session go too; another session's stay
+    const scratch = ['transcript-old.json', 'redact/old.redacted.jsonl', 'redact/old.cursor.json', 'context/old.json'].map((n) => join(wt, '.entire', 'tmp', n));
+    const others = ['transcript-recent.json', 'redact/recent.redacted.jsonl', 'context/recent.json'].map((n) => join(wt, '.entire', 'tmp', n));
     for (const f of [...scratch, ...others]) writeFileSync(f, '{}');
     saveState(common, ended('old', 8, { worktree_path: wt }));
     saveState(common, ended('recent', 6));

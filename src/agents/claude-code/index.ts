@@ -51,6 +51,7 @@ export const claudeCodeAgent: AgentAdapter = {
   resumeArgv: (sessionId) => ['claude', '-r', sessionId],
   startArgv: (seed) => ['claude', seed],
   contextEvents: claudeContextEvents,
+  contextLineLocal: true,
   sessionStartContext: (text) => ({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } }),
 };
 

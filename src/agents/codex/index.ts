@@ -2,6 +2,7 @@
 import { waitForFlush } from '../flush.js';
 import { jsonlCwd } from '../jsonl.js';
 import type { AgentAdapter } from '../types.js';
+import { codexContextEvents } from './context-events.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
 import { codexFlushProbe } from './flush.js';
 import { parseCodexHookInput } from './hook-input.js';
@@ -55,4 +56,6 @@ export const codexAgent: AgentAdapter = {
     chooseTranscriptPath(stdinPath, () => findRollout(codexTranscriptRoot(), sessionId) ?? '', codexTranscriptRoot(), refused),
   restorePath: codexRestorePath,
   resumeArgv: (sessionId) => ['codex', 'resume', sessionId],
+  contextEvents: codexContextEvents,
+  contextLineLocal: true,
 };

@@ -1,6 +1,7 @@
 /** Copilot CLI adapter (SPEC-2 §C.0, §C.3). */
 import { waitForFlush } from '../flush.js';
 import type { AgentAdapter } from '../types.js';
+import { copilotContextEvents } from './context-events.js';
 import { copilotFlushProbe } from './flush.js';
 import { parseCopilotHookInput } from './hook-input.js';
 import { copilotHooksInstalled, installCopilotHooks, uninstallCopilotHooks } from './hooks.js';
@@ -49,6 +50,8 @@ export const copilotCliAgent: AgentAdapter = {
     chooseTranscriptPath(stdinPath, () => copilotTranscriptPath(repoRoot, sessionId), copilotTranscriptRoot(), refused),
   restorePath: (repoRoot, sessionId) => copilotTranscriptPath(repoRoot, sessionId),
   resumeArgv: (sessionId) => ['copilot', `--resume=${sessionId}`],
+  contextEvents: copilotContextEvents,
+  contextLineLocal: true,
 };
 
 export * from './hooks.js';

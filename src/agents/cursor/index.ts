@@ -49,6 +49,7 @@ export const cursorAgent: AgentAdapter = {
   resumeArgv: (sessionId) => ['cursor-agent', '--resume', sessionId],
   startArgv: (seed) => ['cursor-agent', seed],
   contextEvents: cursorContextEvents,
+  contextLineLocal: true,
 };
 
 export * from './hooks.js';

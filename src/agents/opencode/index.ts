@@ -8,6 +8,7 @@
 import { delimiter, join } from 'node:path';
 import { accessSync, constants } from 'node:fs';
 import type { AgentAdapter } from '../types.js';
+import { openCodeContextEvents } from './context-events.js';
 import { parseOpenCodeHookInput } from './hook-input.js';
 import { installOpenCodePlugin, openCodePluginInstalled, uninstallOpenCodePlugin } from './plugin.js';
 import { openCodeStagingDir, refreshOpenCodeTranscript, stagedExportPath } from './cli.js';
@@ -71,4 +72,5 @@ export const openCodeAgent: AgentAdapter = {
   restorePath: (repoRoot, sessionId) => stagedExportPath(repoRoot, sessionId),
   restoreSession: restoreOpenCodeSession,
   resumeArgv: (sessionId) => ['opencode', '-s', sessionId],
+  contextEvents: openCodeContextEvents,
 };
