@@ -1,12 +1,14 @@
 /**
  * OpenCode hook stdin → HookEvent (SPEC-2 §C.2). Our plugin writes the line:
  * `{session_id}`, and for turn-start also `prompt` and `model`
- * (`providerID/modelID`). OpenCode names no transcript file: the adapter
+ * (`providerID/modelID`); pre-task and post-task the `task` tool's call
+ * (./subagents.ts). OpenCode names no transcript file: the adapter
  * computes where its export is staged.
  */
 import * as z from 'zod/mini';
 import { cleanPrompt } from '../text.js';
 import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setPrompt } from '../hook-input.js';
+import { setTaskFields } from './subagents.js';
 import type { HookEvent } from '../types.js';
 import { OPENCODE_VERBS } from './verbs.js';
 
@@ -16,6 +18,9 @@ const schema = lazySchema(() =>
     prompt: optStr(),
     model: optStr(),
     cwd: optStr(),
+    tool_use_id: optStr(),
+    subagent_id: optStr(),
+    tool_input: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
   }),
 );
 
@@ -27,5 +32,6 @@ export function parseOpenCodeHookInput(verb: string, stdinText: string): HookEve
   const ev: HookEvent = { kind, agent, verb, sessionId: requireSessionId(label, nonEmpty(input.session_id), 'session_id') };
   setCommon(ev, undefined, input.cwd);
   if (kind === 'turn-start') setPrompt(ev, input.prompt, cleanPrompt);
+  if (kind === 'pre-task' || kind === 'post-task') setTaskFields(ev, label, input);
   return ev;
 }
