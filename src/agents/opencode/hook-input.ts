@@ -8,9 +8,9 @@
 import * as z from 'zod/mini';
 import { cleanPrompt } from '../text.js';
 import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setPrompt } from '../hook-input.js';
-import { setTaskFields } from './subagents.js';
 import type { HookEvent } from '../types.js';
 import { OPENCODE_VERBS } from './verbs.js';
+import { setTaskFields } from './subagents.js';
 
 const schema = lazySchema(() =>
   z.looseObject({
@@ -30,8 +30,8 @@ export function parseOpenCodeHookInput(verb: string, stdinText: string): HookEve
   if ('noop' in begun) return begun.noop;
   const { kind, label, input } = begun;
   const ev: HookEvent = { kind, agent, verb, sessionId: requireSessionId(label, nonEmpty(input.session_id), 'session_id') };
+  if (kind === 'pre-task' || kind === 'post-task') setTaskFields(ev, label, input);
   setCommon(ev, undefined, input.cwd);
   if (kind === 'turn-start') setPrompt(ev, input.prompt, cleanPrompt);
-  if (kind === 'pre-task' || kind === 'post-task') setTaskFields(ev, label, input);
   return ev;
 }
