@@ -292,6 +292,15 @@ export interface AgentAdapter {
 
   /** Where a subagent's own transcript may be, in preference order (none: the agent has no such files). */
   subagentTranscriptPaths(transcriptPath: string, sessionId: string, agentId: string): string[];
+  /**
+   * For an agent that keeps no file per subagent (a child session in its database, the subagent's
+   * lines inside the session's own file): stage the subagent's transcript under
+   * `<repoRoot>/.entire/tmp/` and return its path, or null when there is none. `agentId` is
+   * validated (SPEC-2 §A.2); `transcriptPath` is the session's checked transcript. Throws
+   * EntireError on failure (the subagent step goes on without a transcript). Optional: without
+   * it subagent files are read where `subagentTranscriptPaths` says.
+   */
+  stageSubagentTranscript?(repoRoot: string, sessionId: string, agentId: string, transcriptPath: string): Promise<string | null>;
 
   /**
    * The directory every transcript of this agent lives under (SPEC-2 §A.5); null: none on disk.

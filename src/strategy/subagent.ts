@@ -3,6 +3,7 @@
  * writes a subagent step if files changed since, `post-todo` (only inside a
  * subagent) an incremental step.
  */
+import { join } from 'node:path';
 import type { HookContext } from './context.js';
 import type { HookEvent, AgentAdapter } from '../agents/types.js';
 import { loadState, updateState } from '../session/store.js';
@@ -14,7 +15,7 @@ import { migrateIfMoved } from './migrate.js';
 import { encodeJson } from '../checkpoint/json.js';
 import { EntireError } from '../errors.js';
 import { isAgentId } from '../trust/ids.js';
-import { transcriptOpens, transcriptPathProblem } from '../trust/transcript-file.js';
+import { readTranscriptFile, transcriptOpens, transcriptPathProblem } from '../trust/transcript-file.js';
 import { PreRedacted } from '../store/content.js';
 import { safeTmpDir } from './scratch.js';
 import { FileRangeSource, ConcatSource, bytesOf, type ByteSource } from '../byte-source.js';
@@ -35,9 +36,39 @@ export function subagentTranscript(adapter: AgentAdapter, transcriptPath: string
   return null;
 }
 
-/** The subagent's transcript redacted, left on disk for the store to read in pieces (SPEC-2 §A.6). */
-async function redactedSubagentTranscript(root: string, path: string, agentId: string): Promise<PreRedacted | null> {
+/**
+ * An agent that keeps no file per subagent stages one under `.entire/tmp/` (a child session's
+ * export, the subagent's lines of the session's file); the path must stay there. A failure
+ * only loses the transcript.
+ */
+async function stagedSubagentTranscript(ctx: HookContext, adapter: AgentAdapter, transcriptPath: string, sid: string, agentId: string): Promise<string | null> {
+  if (!adapter.stageSubagentTranscript || !isAgentId(agentId)) return null;
   try {
+    const p = await adapter.stageSubagentTranscript(ctx.repo.root, sid, agentId, transcriptPath);
+    if (p === null || transcriptPathProblem(p, join(ctx.repo.root, '.entire', 'tmp')) !== null) return null;
+    return transcriptOpens(p) ? p : null;
+  } catch (e) {
+    ctx.log.warn('could not stage the subagent transcript', { session_id: sid, details: { agent_id: agentId }, error: e });
+    return null;
+  }
+}
+
+/** The stored name of a subagent's transcript in its task directory (the extension follows its format). */
+function subagentFileName(adapter: AgentAdapter, path: string, agentId: string): string {
+  return `agent-${agentId}.${adapter.transcriptFormat(path) === 'json' ? 'json' : 'jsonl'}`;
+}
+
+/** The subagent's transcript redacted, left on disk for the store to read in pieces (SPEC-2 §A.6). */
+async function redactedSubagentTranscript(root: string, adapter: AgentAdapter, path: string, agentId: string): Promise<PreRedacted | null> {
+  try {
+    const format = adapter.transcriptFormat(path);
+    if (format !== 'jsonl') {
+      // a document (a child session's export) is redacted whole, as the session's own is
+      const bytes = readTranscriptFile(path);
+      if (bytes === null) return null;
+      const redact = await import('../redact/index.js');
+      return PreRedacted.fromRedactor(redact.redactTranscript(bytes.toString('utf8'), format));
+    }
     const { redactJsonlFileOnce } = await import('../redact/incremental.js');
     const u = await redactJsonlFileOnce({ sourcePath: path, cacheDir: safeTmpDir(root, 'redact'), key: `agent-${agentId}` });
     const parts: ByteSource[] = [];
@@ -116,8 +147,13 @@ export async function writeTaskStep(
   const transcriptPath = adapter.resolveTranscriptPath(ctx.repo.root, event.sessionId, event.transcriptPath, (why) =>
     ctx.log.warn('transcript path refused', { error: why }),
   );
-  // the subagent's file sits beside the (checked) transcript, named by a validated agent id
-  const subPath = transcriptPath && event.subagentId ? subagentTranscript(adapter, transcriptPath, event.sessionId, event.subagentId, ctx.repo.root) : null;
+  // the subagent's file sits beside the (checked) transcript, named by a validated agent id, or Entire stages one
+  const subPath =
+    transcriptPath && event.subagentId
+      ? adapter.stageSubagentTranscript
+        ? await stagedSubagentTranscript(ctx, adapter, transcriptPath, event.sessionId, event.subagentId)
+        : subagentTranscript(adapter, transcriptPath, event.sessionId, event.subagentId, ctx.repo.root)
+      : null;
   const view = await viewWorkTree(ctx.repo);
   let subEdits: string[] = [];
   try {
@@ -132,8 +168,8 @@ export async function writeTaskStep(
   const taskFiles: Record<string, string | PreRedacted> = {
     'checkpoint.json': encodeJson({ session_id: event.sessionId, tool_use_id: toolUseId, agent_id: event.subagentId ?? '', final }),
   };
-  const subRedacted = subPath !== null && event.subagentId ? await redactedSubagentTranscript(ctx.repo.root, subPath, event.subagentId) : null;
-  if (subRedacted !== null) taskFiles[`agent-${event.subagentId}.jsonl`] = subRedacted;
+  const subRedacted = subPath !== null && event.subagentId ? await redactedSubagentTranscript(ctx.repo.root, adapter, subPath, event.subagentId) : null;
+  if (subRedacted !== null) taskFiles[subagentFileName(adapter, subPath!, event.subagentId!)] = subRedacted;
   const base = state ? (await migrateIfMoved(ctx, state)).base_commit || ctx.head! : ctx.head!;
   const res = await writeShadowStep(ctx.repo, {
     baseCommit: base,

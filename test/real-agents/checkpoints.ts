@@ -105,8 +105,8 @@ export function statusSessions(repo: Repo): Record<string, unknown>[] {
 }
 
 /** Commits of the shadow branches (`entire/<base7>-<wt6>`): subject, body and tree paths. */
-export function shadowSteps(repo: Repo): { branch: string; subject: string; body: string; paths: string[] }[] {
-  const out: { branch: string; subject: string; body: string; paths: string[] }[] = [];
+export function shadowSteps(repo: Repo): { sha: string; branch: string; subject: string; body: string; paths: string[] }[] {
+  const out: { sha: string; branch: string; subject: string; body: string; paths: string[] }[] = [];
   const branches = repo
     .git(['for-each-ref', '--format=%(refname:short)', 'refs/heads/entire/'])
     .split('\n')
@@ -116,7 +116,7 @@ export function shadowSteps(repo: Repo): { branch: string; subject: string; body
       const [sha, subject, body] = rec.replace(/^\n/, '').split('\x00');
       if (!sha || subject === undefined) continue;
       const paths = repo.git(['ls-tree', '-r', '--name-only', sha]).split('\n').filter(Boolean);
-      out.push({ branch: b, subject, body: body ?? '', paths });
+      out.push({ sha, branch: b, subject, body: body ?? '', paths });
     }
   }
   return out;

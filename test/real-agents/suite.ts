@@ -21,6 +21,7 @@ import {
   linkedIds,
   shadowSteps,
   slotOf,
+  slots as slotsOf,
   statusSessions,
   trailersOnBranches,
   type LogLine,
@@ -353,11 +354,13 @@ export function defineAgentSuite(driver: AgentDriver): void {
         let steps: ReturnType<typeof shadowSteps> = [];
         let commitOut = '';
         let commit = '';
+        let statusAfter: Record<string, unknown>[] = [];
 
         beforeAll(async () => {
           repo = enabledRepo('project-fg', homeA);
           agent = await startAgent(PROMPTS.foreground, repo, homeA);
           steps = shadowSteps(repo);
+          statusAfter = statusSessions(repo);
           repo.gitResult(['add', 'fg.txt']);
           const c = repo.gitResult(['commit', '-m', 'Add fg.txt']);
           commitOut = c.stdout + c.stderr;
@@ -373,8 +376,20 @@ export function defineAgentSuite(driver: AgentDriver): void {
         it('a task step with the subagent transcript is on the shadow branch', () => {
           const task = steps.find((s) => s.body.includes(`Entire-Metadata-Task: .entire/metadata/${agent.sessionId}/tasks/`));
           expect(task, steps.map((s) => `${s.subject}\n${s.body}`).join('\n---\n')).toBeDefined();
-          expect(task!.paths.some((p) => /^\.entire\/metadata\/[^/]+\/tasks\/[A-Za-z0-9_-]+\/agent-[A-Za-z0-9_-]+\.jsonl$/.test(p))).toBe(true);
+          // the subagent's own transcript (JSONL, or a child session's export document)
+          const file = task!.paths.find((p) => /^\.entire\/metadata\/[^/]+\/tasks\/[A-Za-z0-9_-]+\/agent-[A-Za-z0-9_-]+\.jsonl?$/.test(p));
+          expect(file, task!.paths.join('\n')).toBeDefined();
           expect(task!.paths).toContain('fg.txt');
+          // …and it is the subagent's conversation: its prompt and its answer
+          const stored = repo.git(['show', `${task!.sha}:${file}`]);
+          expect(stored).toContain('ETIER-SUBFG');
+          expect(stored).toContain('subagent finished fg');
+        });
+
+        it('the subagent is never a session of its own (one session state, one slot)', () => {
+          expect(statusAfter.map((x) => x['session_id']), JSON.stringify(statusAfter)).toEqual([agent.sessionId]);
+          const slots = commit ? linkedIds(repo, commit).flatMap((id) => slotsOf(repo, id)) : [];
+          expect(slots.map((x) => x.metadata['session_id'])).toEqual([agent.sessionId]);
         });
 
         it("committing the subagent's file links the session, with its files and the subagent's tokens", () => {
@@ -383,11 +398,19 @@ export function defineAgentSuite(driver: AgentDriver): void {
           expect(slot, commitOut).not.toBeNull();
           expect(slot!.metadata['files_touched']).toEqual(['fg.txt']);
           const usage = slot!.metadata['token_usage'] as Record<string, unknown> | undefined;
-          // the subagent script makes two calls (write, answer)
-          expect((usage?.['subagent_tokens'] as Record<string, unknown> | undefined)?.['api_call_count'], JSON.stringify(usage)).toBe(2);
+          if (driver.subagentTokens === 'separate') {
+            // the subagent script makes two calls (write, answer)
+            expect((usage?.['subagent_tokens'] as Record<string, unknown> | undefined)?.['api_call_count'], JSON.stringify(usage)).toBe(2);
+          } else {
+            // the session's file records the subagent's calls with its own: all four of the turn
+            expect(usage?.['api_call_count'], JSON.stringify(usage)).toBe(requestsOf('FG').length + requestsOf('SUBFG').length);
+          }
         });
       });
 
+    }
+
+    if (driver.backgroundSubagents) {
       describe('background subagent that writes after the first Stop (B.5, B3)', () => {
         let repo: Repo;
         let agent: AgentRun;

@@ -125,6 +125,8 @@ export class CopilotAnalyzer {
       return; // a line still being written
     }
     if (!isObj(v) || !isObj(v['data'])) return;
+    // a subagent's lines carry its `agentId`: its prompt is its task, not the user's (./subagents.ts)
+    if (v['type'] === 'user.message' && typeof v['agentId'] === 'string') return;
     this.record(str(v['type']), v['data']);
   }
 

@@ -2,11 +2,13 @@
  * Copilot CLI hook stdin → HookEvent (SPEC-2 §C.3). Payloads are camelCase;
  * every one has `sessionId`, `timestamp` (ms) and `cwd`. Only agentStop names
  * the transcript (`transcriptPath`); the others leave it to the computed path.
+ * A subagent's prompt and stop hooks name its parent (`parentAgentId`).
  */
 import * as z from 'zod/mini';
 import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt } from '../hook-input.js';
 import type { HookEvent } from '../types.js';
 import { cleanCopilotPrompt } from './prompts.js';
+import { asSubagentHook } from './subagents.js';
 import { COPILOT_VERBS } from './verbs.js';
 
 const schema = lazySchema(() =>
@@ -17,6 +19,9 @@ const schema = lazySchema(() =>
     prompt: optStr(),
     source: optStr(),
     reason: optStr(),
+    agentId: optStr(),
+    agentType: optStr(),
+    parentAgentId: optStr(),
   }),
 );
 
@@ -27,6 +32,8 @@ export function parseCopilotHookInput(verb: string, stdinText: string): HookEven
   const { kind, label, input } = begun;
   const ev: HookEvent = { kind, agent, verb, sessionId: requireSessionId(label, nonEmpty(input.sessionId), 'sessionId') };
   setCommon(ev, kind === 'turn-end' ? input.transcriptPath : undefined, input.cwd);
+  // a subagent's own prompt and stop hooks are its session's task (./subagents.ts)
+  if (asSubagentHook(ev, label, input)) return ev;
   if (kind === 'turn-start') setPrompt(ev, input.prompt, cleanCopilotPrompt);
   // `new` | `resume`: only `resume` means anything to the flows (SPEC-2 §B.2)
   if (kind === 'session-start') setIf(ev, 'source', input.source);

@@ -16,6 +16,7 @@ import {
   isCopilotEventsText,
 } from './transcript.js';
 import { copilotTrustGaps } from './trust.js';
+import { stageCopilotSubagent } from './subagents.js';
 import { COPILOT_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
 
@@ -44,7 +45,9 @@ export const copilotCliAgent: AgentAdapter = {
   recognizesTranscript: isCopilotEventsText,
   transcriptProjectRoot: (text) => copilotProjectRoot(text),
 
+  // a subagent's lines live in the session's events.jsonl: Entire stages them (./subagents.ts)
   subagentTranscriptPaths: () => [],
+  stageSubagentTranscript: stageCopilotSubagent,
   transcriptRoot: copilotTranscriptRoot,
   resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>
     chooseTranscriptPath(stdinPath, () => copilotTranscriptPath(repoRoot, sessionId), copilotTranscriptRoot(), refused),

@@ -20,6 +20,8 @@ export function copilotTranscriptEntries(text: string, _format: string, from: nu
     if (!isObj(v) || !isObj(v['data'])) continue;
     const data = v['data'];
     if (v['type'] === 'user.message') {
+      // a subagent's task prompt (its lines carry its `agentId`) is not the user's
+      if (typeof v['agentId'] === 'string') continue;
       const t = userMessagePrompt(data);
       if (t) out.push({ kind: 'user', text: t });
     } else if (v['type'] === 'assistant.message') {

@@ -1,7 +1,8 @@
 /**
  * OpenCode hook stdin → HookEvent (SPEC-2 §C.2). Our plugin writes the line:
  * `{session_id}`, and for turn-start also `prompt` and `model`
- * (`providerID/modelID`). OpenCode names no transcript file: the adapter
+ * (`providerID/modelID`); pre-task and post-task the `task` tool's call
+ * (./subagents.ts). OpenCode names no transcript file: the adapter
  * computes where its export is staged.
  */
 import * as z from 'zod/mini';
@@ -9,6 +10,7 @@ import { cleanPrompt } from '../text.js';
 import { beginHookInput, lazySchema, nonEmpty, optModel, optStr, requireSessionId, setCommon, setModel, setPrompt } from '../hook-input.js';
 import type { HookEvent } from '../types.js';
 import { OPENCODE_VERBS } from './verbs.js';
+import { setTaskFields } from './subagents.js';
 
 const schema = lazySchema(() =>
   z.looseObject({
@@ -16,6 +18,9 @@ const schema = lazySchema(() =>
     prompt: optStr(),
     model: optModel(),
     cwd: optStr(),
+    tool_use_id: optStr(),
+    subagent_id: optStr(),
+    tool_input: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
   }),
 );
 
@@ -25,6 +30,7 @@ export function parseOpenCodeHookInput(verb: string, stdinText: string): HookEve
   if ('noop' in begun) return begun.noop;
   const { kind, label, input } = begun;
   const ev: HookEvent = { kind, agent, verb, sessionId: requireSessionId(label, nonEmpty(input.session_id), 'session_id') };
+  if (kind === 'pre-task' || kind === 'post-task') setTaskFields(ev, label, input);
   setCommon(ev, undefined, input.cwd);
   if (kind === 'turn-start') {
     setPrompt(ev, input.prompt, cleanPrompt);

@@ -13,6 +13,7 @@ import { parseOpenCodeHookInput } from './hook-input.js';
 import { installOpenCodePlugin, openCodePluginInstalled, uninstallOpenCodePlugin } from './plugin.js';
 import { openCodeStagingDir, refreshOpenCodeTranscript, stagedExportPath } from './cli.js';
 import { restoreOpenCodeSession } from './restore.js';
+import { stageChildExport } from './subagents.js';
 import {
   analyzeOpenCodeFile,
   analyzeOpenCodeText,
@@ -64,7 +65,9 @@ export const openCodeAgent: AgentAdapter = {
   recognizesTranscript: isOpenCodeExport,
   transcriptProjectRoot: (text) => openCodeProjectRoot(text),
 
+  // a subagent is a child session: Entire stages its export beside the parent's (./subagents.ts)
   subagentTranscriptPaths: () => [],
+  stageSubagentTranscript: stageChildExport,
   transcriptRoot: (repoRoot) => openCodeStagingDir(repoRoot),
   refreshTranscript: refreshOpenCodeTranscript,
   // OpenCode names no transcript file: the staged export is the only one read

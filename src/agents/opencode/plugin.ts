@@ -23,7 +23,7 @@ export const OPENCODE_PLUGIN_MARKER = 'entire-opencode-plugin';
  * plugin's async work, so an async spawn could lose the turn end. Its own
  * init spawns nothing (OpenCode also loads it for `export` and `import`).
  */
-export const OPENCODE_PLUGIN_SOURCE = `// ${OPENCODE_PLUGIN_MARKER} v1: links OpenCode sessions to git commits (Entire).
+export const OPENCODE_PLUGIN_SOURCE = `// ${OPENCODE_PLUGIN_MARKER} v2: links OpenCode sessions to git commits (Entire).
 // Written by \`entire enable --agent opencode\` and rewritten by it: edits here are lost.
 // \`entire disable --uninstall\` removes it. Without \`entire\` on PATH it does nothing.
 import { spawnSync } from "node:child_process";
@@ -46,6 +46,11 @@ export const EntirePlugin = async ({ directory }: { directory: string }) => {
       // Entire missing or failing: OpenCode carries on
     }
   };
+  // what Entire records of a task call: its label and kind, not its prompt
+  const taskInput = (args: any) => ({
+    description: typeof args?.description === "string" ? args.description : undefined,
+    subagent_type: typeof args?.subagent_type === "string" ? args.subagent_type : undefined,
+  });
   return {
     event: async ({ event }: { event: { type: string; properties?: any } }) => {
       try {
@@ -70,6 +75,29 @@ export const EntirePlugin = async ({ directory }: { directory: string }) => {
           for (const id of sessions) send("session-end", { session_id: id }, 60_000);
           sessions.clear();
         }
+      } catch {
+        // never in OpenCode's way
+      }
+    },
+    // a subagent: the \`task\` tool runs a child session and returns when it is done; its call id
+    // names the task, the child session (\`metadata.sessionId\`) holds the subagent's transcript
+    "tool.execute.before": async (input: any, output: any) => {
+      try {
+        if (input?.tool !== "task" || !main(input.sessionID)) return;
+        send("pre-task", { session_id: input.sessionID, tool_use_id: input.callID, tool_input: taskInput(output?.args) });
+      } catch {
+        // never in OpenCode's way
+      }
+    },
+    "tool.execute.after": async (input: any, output: any) => {
+      try {
+        if (input?.tool !== "task" || !main(input.sessionID)) return;
+        const child = output?.metadata?.sessionId;
+        send(
+          "post-task",
+          { session_id: input.sessionID, tool_use_id: input.callID, tool_input: taskInput(input.args), subagent_id: typeof child === "string" ? child : undefined },
+          120_000,
+        );
       } catch {
         // never in OpenCode's way
       }

@@ -7,8 +7,9 @@
 import { emptyAnalysis, emptyTokenUsage } from '../jsonl.js';
 import { cleanPrompt } from '../text.js';
 import { isObj, str, toolLine, type TranscriptEntry } from '../entries.js';
-import type { AnalyzeFileOptions, TranscriptAnalysis, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
+import type { AnalyzeFileOptions, TokenUsage, TranscriptAnalysis, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
 import { readTranscriptFile } from '../../trust/transcript-file.js';
+import { childExportPaths, childSessionIdsOf } from './subagents.js';
 
 type Obj = Record<string, unknown>;
 
@@ -94,6 +95,7 @@ export function analyzeOpenCodeExport(doc: OpenCodeExport, from = 0): Transcript
     }
     if (role !== 'assistant') continue;
     for (const p of editedPathsOf(m.parts)) files.add(p);
+    for (const id of childSessionIdsOf(m.parts)) if (!analysis.subagentIds.includes(id)) analysis.subagentIds.push(id);
     // one model call per assistant message (its step-finish parts repeat the same counts)
     const t = isObj(m.info['tokens']) ? m.info['tokens'] : null;
     if (t) {
@@ -125,7 +127,30 @@ export function analyzeOpenCodeText(text: string, from = 0): TranscriptAnalysis 
 export function analyzeOpenCodeFile(path: string, options: AnalyzeFileOptions = {}): TranscriptFileResult {
   const buf = readTranscriptFile(path);
   if (buf === null) return { analysis: emptyAnalysis(), exists: false };
-  return { analysis: analyzeOpenCodeText(buf.toString('utf8'), options.from ?? 0), exists: true };
+  const analysis = analyzeOpenCodeText(buf.toString('utf8'), options.from ?? 0);
+  const sub = childTokenUsage(path, analysis.subagentIds);
+  if (sub !== undefined) analysis.tokenUsage.subagent_tokens = sub;
+  return { analysis, exists: true };
+}
+
+/** Summed token usage of the staged child exports (the subagents' model calls); undefined when none is staged. */
+function childTokenUsage(path: string, childIds: readonly string[]): TokenUsage | undefined {
+  let sum: TokenUsage | undefined;
+  for (const id of childIds) {
+    for (const file of childExportPaths(path, id)) {
+      const buf = readTranscriptFile(file);
+      const doc = buf === null ? null : parseOpenCodeExport(buf.toString('utf8'));
+      if (doc === null) continue;
+      const u = analyzeOpenCodeExport(doc).tokenUsage;
+      sum ??= emptyTokenUsage();
+      sum.input_tokens += u.input_tokens;
+      sum.cache_creation_tokens += u.cache_creation_tokens;
+      sum.cache_read_tokens += u.cache_read_tokens;
+      sum.output_tokens += u.output_tokens;
+      sum.api_call_count += u.api_call_count;
+    }
+  }
+  return sum;
 }
 
 export function openCodeFilePosition(path: string): TranscriptPositionResult {

@@ -6,6 +6,9 @@ export const OPENCODE_VERBS: Readonly<Record<string, HookEventKind>> = {
   'turn-start': 'turn-start',
   'turn-end': 'turn-end',
   'session-end': 'session-end',
+  // the \`task\` tool, around the child session it runs (a subagent: ./subagents.ts)
+  'pre-task': 'pre-task',
+  'post-task': 'post-task',
   // the context was summarised: the messages stay in the export, nothing to record
   compaction: 'noop',
 };

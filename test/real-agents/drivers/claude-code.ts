@@ -19,6 +19,8 @@ export const claudeCodeDriver: AgentDriver = {
   dialect: anthropicDialect,
   agentCommitsRunHooks: true,
   subagents: true,
+  backgroundSubagents: true,
+  subagentTokens: 'separate',
   enableFiles: ['.claude/settings.json', '.entire/settings.json', '.entire/.gitignore'],
   turnEndVerb: 'stop',
   recordedUsagePerCall: (u) => ({ input_tokens: u.input, cache_creation_tokens: u.cacheCreation, cache_read_tokens: u.cacheRead, output_tokens: u.output }),

@@ -70,6 +70,8 @@ export const codexDriver: AgentDriver = {
   dialect: openaiResponsesDialect,
   agentCommitsRunHooks: true,
   subagents: false,
+  backgroundSubagents: false,
+  subagentTokens: 'separate',
   enableFiles: ['.codex/hooks.json', '.entire/settings.json', '.entire/.gitignore'],
   turnEndVerb: 'stop',
   // cached tokens count inside OpenAI's input_tokens; Entire records input − cached (SPEC-2 §C.1)

@@ -1,7 +1,7 @@
 /** Copilot CLI, headless (`copilot -p … --allow-all-tools`), against OpenAI chat completions (SPEC-2 §G). */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { openAiChatDefault } from '../dialects/openai-chat.js';
+import { openAiChatDialect } from '../dialects/openai-chat.js';
 import type { AgentDriver } from './types.js';
 
 /** `$COPILOT_HOME` is left unset: the CLI (and Entire) use `$HOME/.copilot`. */
@@ -14,9 +14,20 @@ const UUID_RE = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 export const copilotCliDriver: AgentDriver = {
   key: 'copilot-cli',
   displayName: 'Copilot CLI',
-  dialect: openAiChatDefault,
+  // Copilot's `task` requires a name and one of its agent types; `mode: sync` waits for the subagent
+  dialect: openAiChatDialect({
+    toolCall: (a) =>
+      a.kind === 'task'
+        ? {
+            name: 'task',
+            args: { description: a.description, prompt: a.prompt, agent_type: 'general-purpose', name: 'scripted-helper', mode: a.background ? 'background' : 'sync' },
+          }
+        : undefined,
+  }),
   agentCommitsRunHooks: true,
-  subagents: false,
+  subagents: true,
+  backgroundSubagents: false,
+  subagentTokens: 'session',
   enableFiles: ['.github/hooks/entire.json', '.entire/settings.json', '.entire/.gitignore'],
   turnEndVerb: 'agent-stop',
   // usage records carry the prompt tokens (cached ones included) as inputTokens (SPEC-2 §C.3)

@@ -30,6 +30,8 @@ export const geminiDriver: AgentDriver = {
   dialect: geminiDialect,
   agentCommitsRunHooks: false,
   subagents: false,
+  backgroundSubagents: false,
+  subagentTokens: 'separate',
   enableFiles: ['.gemini/settings.json', '.entire/settings.json', '.entire/.gitignore'],
   turnEndVerb: 'after-agent',
   // Gemini's session file counts cached tokens inside `input` (promptTokenCount); B.7 records that

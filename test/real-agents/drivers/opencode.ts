@@ -45,7 +45,9 @@ export const openCodeDriver: AgentDriver = {
   displayName: 'OpenCode',
   dialect: openAiChatDialect({ models: ['local-model'] }),
   agentCommitsRunHooks: true,
-  subagents: false,
+  subagents: true,
+  backgroundSubagents: false,
+  subagentTokens: 'separate',
   enableFiles: ['.opencode/plugins/entire.ts', '.entire/settings.json', '.entire/.gitignore'],
   turnEndVerb: 'turn-end',
   // OpenCode records input without the cached tokens; OpenAI's usage has no cache writes

@@ -28,8 +28,15 @@ export interface AgentDriver {
   displayName: string;
   /** The model API the CLI speaks, as the scripted server answers it. */
   dialect: Dialect;
-  /** Capabilities that select scenarios. */
+  /** Capabilities that select scenarios: a foreground subagent (a task that edits a file), … */
   subagents: boolean;
+  /** …one launched in the background whose completion comes back as a new turn (SPEC-2 §B.5). */
+  backgroundSubagents: boolean;
+  /**
+   * Where a subagent's model calls are counted: `separate`, in `token_usage.subagent_tokens` (its own
+   * transcript); `session`, in the session's own counts (the session's file records them).
+   */
+  subagentTokens: 'separate' | 'session';
   /**
    * False when the agent's shell runs git with hooks off (Gemini CLI: an empty core.hooksPath,
    * SPEC-2 §B.8): its own commits get no trailer and are linked at turn end by a note (SPEC-2 §D.3).
