@@ -17,6 +17,7 @@ import {
 import { copilotTrustGaps } from './trust.js';
 import { COPILOT_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
+import { seedFlagValue } from '../seed-args.js';
 
 export const copilotCliAgent: AgentAdapter = {
   key: 'copilot-cli',
@@ -49,6 +50,10 @@ export const copilotCliAgent: AgentAdapter = {
     chooseTranscriptPath(stdinPath, () => copilotTranscriptPath(repoRoot, sessionId), copilotTranscriptRoot(), refused),
   restorePath: (repoRoot, sessionId) => copilotTranscriptPath(repoRoot, sessionId),
   resumeArgv: (sessionId) => ['copilot', `--resume=${sessionId}`],
+  startArgv: (seed) => ['copilot', '-i', seed],
+  startExecArgv: (seed, args) => ['copilot', ...(seedFlagValue(args, ['-p', '--prompt'], seed) ?? ['-i', seed, ...args])],
+  // copilot 1.0: `Error: No session, task, or name matched '<id>'.` on stderr, exit 1
+  resumeFailure: ({ status, stderr }) => (status !== 0 && stderr.includes('No session, task, or name matched') ? 'copilot has no such session' : null),
 };
 
 export * from './hooks.js';
