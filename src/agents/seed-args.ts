@@ -28,7 +28,7 @@ export function seedFlagValue(args: readonly string[], flags: readonly string[],
 
 /**
  * `args` whose last argument, a prompt (not an option), is seeded; without one, the seed is
- * appended as the prompt (`codex exec [flags] <prompt>`).
+ * appended as the prompt (`<agent> [flags] <prompt>`).
  */
 export function seedLastArg(args: readonly string[], seed: string): string[] {
   const last = args[args.length - 1];

@@ -336,7 +336,7 @@ export interface AgentAdapter {
   /**
    * SPEC-2 §F.2: argv `resume --exec -- <agentArgs>` runs. Optional: by default `resumeArgv` with
    * the args appended; an agent whose resume command only opens its TUI maps non-empty args to
-   * its headless resume (`codex exec resume <sid> <args>`).
+   * its headless resume (`<agent> exec resume <sid> <args>`).
    */
   execResumeArgv?(sessionId: string, agentArgs: string[]): string[];
   /**
