@@ -14,7 +14,7 @@ import { childProcess } from '../builtins.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { agentByDisplayName, getAgent, DEFAULT_AGENT } from '../agents/registry.js';
 import { readSessionContent } from '../store/committed.js';
-import { allCheckpointIds } from '../checkpoint/trailers.js';
+import { linkedIds } from '../links/commit-ids.js';
 import { isCheckpointId, isTaskId } from '../trust/ids.js';
 import { shellCommand } from '../trust/terminal.js';
 import { confinedDir, writeFileIn } from '../trust/confined.js';
@@ -100,7 +100,7 @@ async function select(repo: Repo, threads: Thread[], o: ThreadResumeOptions): Pr
   if (o.commit !== undefined) {
     const sha = o.commit.startsWith('-') ? null : await revParse(repo, `${o.commit}^{commit}`);
     if (!sha) throw new EntireError('INVALID_INPUT', `unknown commit: ${o.commit}`);
-    const ids = new Set(allCheckpointIds((await firstParentCommits(repo, sha, 1))[0]?.message ?? ''));
+    const ids = new Set(await linkedIds(repo, sha, (await firstParentCommits(repo, sha, 1))[0]?.message ?? ''));
     out = out.filter((t) => t.checkpoints.some((c) => ids.has(c.checkpointId)));
   }
   if (o.session !== undefined) {

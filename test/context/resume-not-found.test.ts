@@ -82,6 +82,33 @@ describe('resume --exec: the agent reports the session missing (SPEC-2 §F.3)', 
   });
 });
 
+describe('threads linked by a note (SPEC-2 §D.3, §D.5)', () => {
+  it("a commit the agent's shell made with hooks off is found by --task and --commit through its note", () => {
+    const r = enabledRepo();
+    const a = new FakeClaude(r);
+    a.hookEnv = { ENTIRE_TASK_ID: 'T-note' };
+    a.prompt('Create e.txt and commit it');
+    a.write('e.txt', 'e\n');
+    r.git(['add', 'e.txt']);
+    // as Gemini CLI's shell does: git with hooks off, no trailer
+    expect(r.gitResult(['-c', 'core.hooksPath=/dev/null', 'commit', '-q', '-m', 'e']).status).toBe(0);
+    a.bash('git commit -m e');
+    a.say('Committed e.txt.');
+    expect(a.stop().status).toBe(0);
+    expect(headMessage(r)).not.toContain('Entire-Checkpoint:');
+    const note = r.gitResult(['notes', '--ref=refs/notes/entire', 'show', 'HEAD']);
+    expect(note.status, 'the turn end links the commit by a note').toBe(0);
+    const [id] = note.stdout.match(/[0-9a-f]{12}/) ?? [];
+    // the live state is gone (another clone): only the note leads to the thread
+    rmSync(join(r.dir, '.git', 'entire-sessions'), { recursive: true, force: true });
+    for (const args of [['--task', 'T-note'], ['--commit', 'HEAD']]) {
+      const list = r.entire(['resume', ...args, '--list', '--json']);
+      expect(list.status, list.stderr).toBe(0);
+      expect((JSON.parse(list.stdout) as { threads: unknown[] }).threads, args.join(' ')).toEqual([expect.objectContaining({ session_id: a.sessionId, task_id: 'T-note', checkpoints: [id] })]);
+    }
+  });
+});
+
 describe("each adapter's not-found detection and headless argv (docs/agents.md)", () => {
   const SID = '11111111-2222-4333-8444-555555555555';
   const cases: { key: string; missing: { status: number; stderr: string }; other: { status: number; stderr: string } }[] = [
