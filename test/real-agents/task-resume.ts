@@ -3,8 +3,8 @@
  * `ENTIRE_TASK_ID` and commits; then, under a HOME whose agent store never saw the session,
  * `entire resume --task <id> --exec -- <args>` restores the transcript and runs the agent's
  * own headless resume, and the scripted model is sent the first turn. Then the thread is made
- * unresumable (the agent, through a wrapper on PATH, looks for it in an empty HOME and reports
- * it missing, as it does for a deleted transcript): Entire falls back to a new session whose
+ * unresumable (the agent, through a wrapper on PATH, looks for it in a HOME that never had it
+ * and reports it missing, as it does for a deleted transcript): Entire falls back to a new session whose
  * first prompt, as the model receives it, holds the Execution Register.
  */
 import { randomUUID } from 'node:crypto';
@@ -56,20 +56,19 @@ function execArgs(driver: AgentDriver, prompt: string): string[] {
 }
 
 /**
- * A wrapper named like the agent's binary: a run that names `sessionId` looks in an empty HOME
- * (the agent then reports the session missing, as for a deleted transcript); any other run is
- * the real CLI as it is.
+ * A wrapper named like the agent's binary: a run that names `sessionId` looks in `otherHome`, set
+ * up for the project but holding no session (the agent then reports the session missing, as for
+ * a deleted transcript); any other run is the real CLI as it is.
  */
-function agentWithoutSession(dir: string, realBin: string, sessionId: string, emptyHome: string): void {
+function agentWithoutSession(dir: string, realBin: string, sessionId: string, otherHome: string): void {
   mkdirSync(dir, { recursive: true });
-  mkdirSync(emptyHome, { recursive: true });
   const path = join(dir, basename(realBin));
   writeFileSync(
     path,
     `#!/bin/sh
 for a in "$@"; do
   if [ "$a" = '${sessionId}' ] || [ "$a" = '--resume=${sessionId}' ]; then
-    export HOME='${emptyHome}' XDG_CONFIG_HOME='${emptyHome}/.config' XDG_DATA_HOME='${emptyHome}/.local/share' XDG_STATE_HOME='${emptyHome}/.local/state' XDG_CACHE_HOME='${emptyHome}/.cache'
+    export HOME='${otherHome}' XDG_CONFIG_HOME='${otherHome}/.config' XDG_DATA_HOME='${otherHome}/.local/share' XDG_STATE_HOME='${otherHome}/.local/state' XDG_CACHE_HOME='${otherHome}/.cache'
   fi
 done
 exec '${realBin}' "$@"
@@ -124,10 +123,12 @@ export function defineTaskResume(ctx: TaskResumeContext): void {
       resumed = await entire(['resume', '--task', taskId, '--exec', '--', ...execArgs(driver, PROMPTS.taskContinue)], agentEnv(freshHome('home-task-resume')));
       await hookWorkersDone(repo.dir);
 
-      const homeF = freshHome('home-task-fallback');
+      // the fallback's new session in the task's first HOME: the agent set up there already (OpenCode's
+      // first run in a HOME spends tens of seconds on its plugin before the first request)
       const wrapper = join(world.base, 'bin-no-session');
-      agentWithoutSession(wrapper, ctx.bin(), sid, join(world.base, 'home-empty'));
-      const env = agentEnv(homeF);
+      // (a HOME without the agent's config makes some CLIs fetch providers first: minutes offline)
+      agentWithoutSession(wrapper, ctx.bin(), sid, freshHome('home-task-no-session'));
+      const env = agentEnv(homeT);
       env['PATH'] = `${wrapper}:${env['PATH']}`;
       fellBack = await entire(['resume', '--task', taskId, '--exec', '--', ...execArgs(driver, PROMPTS.taskFresh)], env);
       await hookWorkersDone(repo.dir);
