@@ -176,7 +176,8 @@ export async function runThreadResume(cwd: string, o: ThreadResumeOptions, io: I
         if (!o.exec) continue;
         const args = o.agentArgs ?? [];
         const argv = adapter.execResumeArgv?.(agentSessionId(sid), args) ?? [...resumeArgv, ...args];
-        const r = await run(argv, repo.root, { captureStderr: adapter.resumeFailure !== undefined });
+        // an interactive TUI keeps its terminal stderr: only a headless run's is read (exit statuses always)
+        const r = await run(argv, repo.root, { captureStderr: adapter.resumeFailure !== undefined && args.length > 0 });
         // SPEC-2 §F.3: the agent itself may report the session missing (a restore it ignores)
         const missing = adapter.resumeFailure?.(r) ?? null;
         if (missing === null) return r.status;
