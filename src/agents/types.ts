@@ -349,6 +349,18 @@ export interface AgentAdapter {
   ): Promise<{ status: 'restored' | 'same' | 'kept'; where: string; backup?: string }>;
   /** argv that resumes the session in the agent (printed shell-quoted, SPEC-2 §A.8). */
   resumeArgv(sessionId: string): string[];
+  /**
+   * SPEC-2 §F.2: argv `resume --exec -- <agentArgs>` runs. Optional: by default `resumeArgv` with
+   * the args appended; an agent whose resume command only opens its TUI maps non-empty args to
+   * its headless resume (`<agent> exec resume <sid> <args>`).
+   */
+  execResumeArgv?(sessionId: string, agentArgs: string[]): string[];
+  /**
+   * SPEC-2 §F.3: why a resume run `--exec` started failed because the agent has no such session
+   * (its exit status, its stderr's tail), else null. Optional: without it a failed run is only
+   * its exit status.
+   */
+  resumeFailure?(run: { status: number; stderr: string }): string | null;
 
   /**
    * SPEC-2 §F.4: the transcript's conversation as normalized events, in order, for the layered
@@ -372,6 +384,12 @@ export interface AgentAdapter {
    * a thread cannot be resumed). Optional: without it the seed is written to a file.
    */
   startArgv?(seed: string): string[];
+  /**
+   * SPEC-2 §F.3 under `--exec -- <agentArgs>` (args written for the headless resume): argv of the
+   * headless new session whose first prompt is `seed` followed by the args' prompt. Optional: by
+   * default `startArgv(seed)` with the args appended.
+   */
+  startExecArgv?(seed: string, agentArgs: string[]): string[];
 }
 
 export type FlushOutcome = 'disabled' | 'flushed' | 'stable' | 'timeout';

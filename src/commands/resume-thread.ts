@@ -3,7 +3,8 @@
  * `--session`, `--list`, `--exec [-- <agent args>]`. Each selected thread's newest checkpoint
  * transcript is restored where its agent looks (SPEC-2 §A.3, §A.10), then its resume command is
  * printed or, with `--exec`, run. A thread that cannot be resumed (agent not on PATH, restore
- * refused) falls back to a new session whose first prompt carries the layered context.
+ * refused, or the agent run by `--exec` reporting no such session) falls back to a new session
+ * whose first prompt carries the layered context.
  * (The branch form stays in ./resume.ts.)
  */
 import { accessSync, constants } from 'node:fs';
@@ -13,7 +14,7 @@ import { childProcess } from '../builtins.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { agentByDisplayName, getAgent, DEFAULT_AGENT } from '../agents/registry.js';
 import { readSessionContent } from '../store/committed.js';
-import { allCheckpointIds } from '../checkpoint/trailers.js';
+import { linkedIds } from '../links/commit-ids.js';
 import { isCheckpointId, isTaskId } from '../trust/ids.js';
 import { shellCommand } from '../trust/terminal.js';
 import { confinedDir, writeFileIn } from '../trust/confined.js';
@@ -38,15 +39,32 @@ export interface ThreadResumeOptions {
   agentArgs?: string[];
 }
 
-/** Runs argv (no shell) and resolves with its exit status. */
-export type Runner = (argv: string[], cwd: string) => Promise<number>;
+/** What a run left: its exit status and, when asked for, the tail of its stderr. */
+export interface RunResult {
+  status: number;
+  stderr: string;
+}
+/**
+ * Runs argv (no shell, this process's environment) and resolves with its exit status. With
+ * `captureStderr` the child's stderr still reaches ours, and its tail comes back too.
+ */
+export type Runner = (argv: string[], cwd: string, opts?: { captureStderr?: boolean }) => Promise<RunResult>;
 
-const spawnRunner: Runner = async (argv, cwd) => {
+/** Enough of a stderr to find an agent's not-found message in. */
+const STDERR_TAIL = 64 * 1024;
+
+const spawnRunner: Runner = async (argv, cwd, opts = {}) => {
   const { spawn } = childProcess();
   return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, stdio: 'inherit' });
-    child.on('error', () => resolve(127));
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    const child = spawn(argv[0]!, argv.slice(1), { cwd, stdio: ['inherit', 'inherit', opts.captureStderr ? 'pipe' : 'inherit'] });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
+      process.stderr.write(chunk);
+      stderr = (stderr + chunk).slice(-STDERR_TAIL);
+    });
+    child.on('error', () => resolve({ status: 127, stderr }));
+    child.on('close', (code, signal) => resolve({ status: code ?? (signal ? 128 : 1), stderr }));
   });
 };
 
@@ -82,7 +100,7 @@ async function select(repo: Repo, threads: Thread[], o: ThreadResumeOptions): Pr
   if (o.commit !== undefined) {
     const sha = o.commit.startsWith('-') ? null : await revParse(repo, `${o.commit}^{commit}`);
     if (!sha) throw new EntireError('INVALID_INPUT', `unknown commit: ${o.commit}`);
-    const ids = new Set(allCheckpointIds((await firstParentCommits(repo, sha, 1))[0]?.message ?? ''));
+    const ids = new Set(await linkedIds(repo, sha, (await firstParentCommits(repo, sha, 1))[0]?.message ?? ''));
     out = out.filter((t) => t.checkpoints.some((c) => ids.has(c.checkpointId)));
   }
   if (o.session !== undefined) {
@@ -155,8 +173,15 @@ export async function runThreadResume(cwd: string, o: ThreadResumeOptions, io: I
       if (reason === null) {
         io.out('To continue this session, run:');
         io.out(`  ${shellCommand(resumeArgv)}`);
-        if (o.exec) return await run([...resumeArgv, ...(o.agentArgs ?? [])], repo.root);
-        continue;
+        if (!o.exec) continue;
+        const args = o.agentArgs ?? [];
+        const argv = adapter.execResumeArgv?.(agentSessionId(sid), args) ?? [...resumeArgv, ...args];
+        // an interactive TUI keeps its terminal stderr: only a headless run's is read (exit statuses always)
+        const r = await run(argv, repo.root, { captureStderr: adapter.resumeFailure !== undefined && args.length > 0 });
+        // SPEC-2 §F.3: the agent itself may report the session missing (a restore it ignores)
+        const missing = adapter.resumeFailure?.(r) ?? null;
+        if (missing === null) return r.status;
+        reason = missing;
       }
       exitCode = await fallback(repo, thread, adapter, reason, o, io, run);
       if (o.exec) return exitCode;
@@ -175,6 +200,7 @@ async function fallback(repo: Repo, thread: Thread, adapter: AgentAdapter, reaso
     return 1;
   }
   const argv = adapter.startArgv?.(seeded.seed);
+  const args = o.agentArgs ?? [];
   const saveSeed = (): string => {
     // SPEC-2 §A.4: only through a checked .entire/tmp (never a symlink)
     const dir = confinedDir(repo.root, '.entire/tmp', { mode: 0o750 });
@@ -192,5 +218,7 @@ async function fallback(repo: Repo, thread: Thread, adapter: AgentAdapter, reaso
     io.out(`${argv[0]} is not installed; the context is in ${saveSeed()}`);
     return 1;
   }
-  return run([...argv, ...(o.agentArgs ?? [])], repo.root);
+  // the args were written for the headless resume: the adapter fits the seed in front of their prompt
+  const execArgv = args.length === 0 ? argv : (adapter.startExecArgv?.(seeded.seed, args) ?? [...argv, ...args]);
+  return (await run(execArgv, repo.root)).status;
 }

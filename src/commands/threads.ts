@@ -7,7 +7,7 @@
 import type { Repo } from '../git/repo.js';
 import { listStates } from '../session/store.js';
 import { readCheckpoint } from '../store/committed.js';
-import { allCheckpointIds } from '../checkpoint/trailers.js';
+import { linkedIds } from '../links/commit-ids.js';
 import { isCheckpointId, isTaskId, sessionIdProblem } from '../trust/ids.js';
 import { firstParentCommits } from './doctor.js';
 
@@ -55,7 +55,8 @@ export async function collectThreads(repo: Repo, opts: { rev?: string; warn?: (l
 
   const seen = new Set<string>();
   for (const c of await firstParentCommits(repo, opts.rev ?? 'HEAD', THREAD_SCAN_COMMITS)) {
-    for (const id of allCheckpointIds(c.message)) {
+    // trailers and notes (SPEC-2 §D.5): a commit made with hooks off is linked by a note (§D.3)
+    for (const id of await linkedIds(repo, c.sha, c.message)) {
       if (!isCheckpointId(id) || seen.has(id)) continue;
       seen.add(id);
       const view = await readCheckpoint(repo, id).catch(() => null);

@@ -48,6 +48,11 @@ export const PROMPTS = {
   second: 'ETIER-SECOND add notes.txt and tell me what we did before',
   foreground: 'ETIER-FG have a foreground subagent write fg.txt',
   background: 'ETIER-BG have a background subagent write bg.txt',
+  // SPEC-2 §F.1–F.3: a task's first turn, its continuation by `resume --task --exec`, and the
+  // ask of the fallback's new session
+  task: 'ETIER-TASK create task.txt and commit it',
+  taskContinue: 'ETIER-TASKCONT continue the task and say what was done before',
+  taskFresh: 'ETIER-TASKFRESH continue the task from the context you were given',
 } as const;
 
 type Step = Action | ((c: Conversation) => Action);
@@ -72,6 +77,20 @@ const SCRIPTS: Record<string, Step[]> = {
         ? 'Continued: notes.txt added; earlier we created hello.txt (context present).'
         : 'Continued: notes.txt added; I see no earlier turn (context missing).',
     }),
+  ],
+  // a task's first turn: write and commit from the shell
+  TASK: [
+    { kind: 'write', path: 'task.txt', content: 'the task file\n' },
+    { kind: 'shell', command: 'git add task.txt && git commit -m "Add task.txt"', description: 'Commit task.txt' },
+    { kind: 'text', text: 'Done: task.txt is committed.' },
+  ],
+  // the task continued in its thread: answers whether the first turn was sent along
+  TASKCONT: [
+    (c) => ({ kind: 'text', text: conversationHas(c, 'ETIER-TASK ') ? 'Task continued (context present).' : 'Task continued (context missing).' }),
+  ],
+  // the fallback's new thread: answers whether the Execution Register came with the ask
+  TASKFRESH: [
+    (c) => ({ kind: 'text', text: conversationHas(c, '## Execution Register') ? 'Fresh start (register present).' : 'Fresh start (register missing).' }),
   ],
   FG: [
     { kind: 'task', description: 'Write fg.txt', prompt: 'ETIER-SUBFG write fg.txt with one line', background: false },

@@ -13,6 +13,7 @@ import { startModelServer, type LoggedRequest, type ModelServer } from './model-
 import { PROMPTS, README_EDITED, README_START, USAGE_PER_CALL, conversationHas } from './scripts.js';
 import { Repo, World, hookWorkersDone, run } from './world.js';
 import { DriftCollector, writeDriftReport } from './drift.js';
+import { defineTaskResume } from './task-resume.js';
 import type { AgentDriver, AgentRun } from './drivers/types.js';
 import {
   checkpointExists,
@@ -346,6 +347,8 @@ export function defineAgentSuite(driver: AgentDriver): void {
         });
       });
     });
+
+    defineTaskResume({ driver, bin: () => cli!.bin, world: () => world, server: () => server, apiKey: API_KEY, enabledRepo, homes, sessions });
 
     if (driver.subagents) {
       describe('foreground subagent (B.3)', () => {

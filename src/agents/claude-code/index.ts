@@ -12,6 +12,7 @@ import { claudeHooksInstalled, installClaudeHooks, uninstallClaudeHooks } from '
 import { analyzeClaudeFile, analyzeClaudeJsonl, claudeFilePosition, claudeTranscriptPath, claudeTranscriptRoot } from './transcript.js';
 import { CLAUDE_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
+import { seedFlagValue } from '../seed-args.js';
 
 export const claudeCodeAgent: AgentAdapter = {
   key: 'claude-code',
@@ -50,6 +51,10 @@ export const claudeCodeAgent: AgentAdapter = {
   restorePath: claudeTranscriptPath,
   resumeArgv: (sessionId) => ['claude', '-r', sessionId],
   startArgv: (seed) => ['claude', seed],
+  // `claude -r <sid> -p <prompt>` is its headless resume: the args are appended as they are
+  startExecArgv: (seed, args) => ['claude', ...(seedFlagValue(args, ['-p', '--print'], seed) ?? [seed, ...args])],
+  // claude 2.1: `No conversation found with session ID: <sid>` on stderr, exit 1
+  resumeFailure: ({ status, stderr }) => (status !== 0 && stderr.includes('No conversation found with session ID') ? 'claude has no such conversation' : null),
   contextEvents: claudeContextEvents,
   contextLineLocal: true,
   sessionStartContext: (text) => ({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } }),

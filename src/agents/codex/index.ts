@@ -13,6 +13,7 @@ import { analyzeRolloutText } from './rollout.js';
 import { analyzeCodexFile, codexFilePosition, codexTranscriptRoot, findRollout, sessionMeta } from './transcript.js';
 import { approveCodexHooks, codexTrustGaps } from './trust.js';
 import { CODEX_VERBS } from './verbs.js';
+import { seedLastArg } from '../seed-args.js';
 
 export const codexAgent: AgentAdapter = {
   key: 'codex',
@@ -58,4 +59,10 @@ export const codexAgent: AgentAdapter = {
   resumeArgv: (sessionId) => ['codex', 'resume', sessionId],
   contextEvents: codexContextEvents,
   contextLineLocal: true,
+  // `codex resume` is its TUI only (`stdin is not a terminal` otherwise): args make it headless
+  execResumeArgv: (sessionId, args) => (args.length === 0 ? ['codex', 'resume', sessionId] : ['codex', 'exec', 'resume', sessionId, ...args]),
+  startArgv: (seed) => ['codex', seed],
+  startExecArgv: (seed, args) => (args.length === 0 ? ['codex', seed] : ['codex', 'exec', ...seedLastArg(args, seed)]),
+  // codex 0.169: `thread/resume failed: no rollout found for thread id <id>` on stderr, exit 1
+  resumeFailure: ({ status, stderr }) => (status !== 0 && stderr.includes('no rollout found') ? 'codex found no rollout for it' : null),
 };

@@ -19,6 +19,7 @@ import { copilotTrustGaps } from './trust.js';
 import { stageCopilotSubagent } from './subagents.js';
 import { COPILOT_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
+import { seedFlagValue } from '../seed-args.js';
 
 export const copilotCliAgent: AgentAdapter = {
   key: 'copilot-cli',
@@ -55,6 +56,10 @@ export const copilotCliAgent: AgentAdapter = {
   resumeArgv: (sessionId) => ['copilot', `--resume=${sessionId}`],
   contextEvents: copilotContextEvents,
   contextLineLocal: true,
+  startArgv: (seed) => ['copilot', '-i', seed],
+  startExecArgv: (seed, args) => ['copilot', ...(seedFlagValue(args, ['-p', '--prompt'], seed) ?? ['-i', seed, ...args])],
+  // copilot 1.0: `Error: No session, task, or name matched '<id>'.` on stderr, exit 1
+  resumeFailure: ({ status, stderr }) => (status !== 0 && stderr.includes('No session, task, or name matched') ? 'copilot has no such session' : null),
 };
 
 export * from './hooks.js';

@@ -19,6 +19,7 @@ import {
 import { geminiEnableNotes } from './trust.js';
 import { GEMINI_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
+import { seedFlagValue } from '../seed-args.js';
 
 export const geminiAgent: AgentAdapter = {
   key: 'gemini',
@@ -52,6 +53,10 @@ export const geminiAgent: AgentAdapter = {
   prepareRestore: registerGeminiProject,
   resumeArgv: (sessionId) => ['gemini', '--resume', sessionId],
   startArgv: (seed) => ['gemini', '-i', seed],
+  // `-i` and `-p` exclude each other: headless, the seed goes into `-p`
+  startExecArgv: (seed, args) => ['gemini', ...(seedFlagValue(args, ['-p', '--prompt'], seed) ?? ['-i', seed, ...args])],
+  // gemini 0.61 exits 42 when `--resume` finds no such session in the project
+  resumeFailure: ({ status }) => (status === 42 ? 'gemini found no such session (exit 42)' : null),
   contextEvents: geminiContextEvents,
 };
 

@@ -76,4 +76,11 @@ export const openCodeAgent: AgentAdapter = {
   restoreSession: restoreOpenCodeSession,
   resumeArgv: (sessionId) => ['opencode', '-s', sessionId],
   contextEvents: openCodeContextEvents,
+  // `opencode -s` opens the TUI; its headless resume is the `run` command, args = its words and flags
+  execResumeArgv: (sessionId, args) => (args.length === 0 ? ['opencode', '-s', sessionId] : ['opencode', 'run', '--session', sessionId, ...args]),
+  startArgv: (seed) => ['opencode', '--prompt', seed],
+  // `run` joins its words into the message: the seed as the first word puts it before the ask
+  startExecArgv: (seed, args) => (args.length === 0 ? ['opencode', '--prompt', seed] : ['opencode', 'run', seed, ...args]),
+  // opencode 1.18: `Error: Session not found` on stderr, exit 1
+  resumeFailure: ({ status, stderr }) => (status !== 0 && stderr.includes('Session not found') ? 'opencode has no such session' : null),
 };
