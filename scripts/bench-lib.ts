@@ -146,40 +146,75 @@ export function seedHistory(dir: string, count: number, env: NodeJS.ProcessEnv):
 }
 
 /**
- * What the notes index adds to a post-commit (SPEC-2 §D.1): one `addNoteIds` for a new commit,
- * in-process on an open repository as the hook does it, on a notes ref already holding `seeded`
- * notes. Returns the median ms.
+ * What the note adds to post-commit's checkpoint write, the way post-commit writes both: the note
+ * prepared first (`prepareNoteIds`), then the checkpoint, then the note's `commit()`. Three ways,
+ * taking turns so the VM's drift hits each alike: no note; the note's ref carried in the
+ * checkpoint's ref transaction (what post-commit does); the note's ref moved in a transaction
+ * of its own (what it did before). Each write starts from a fresh repository handle (a hook's
+ * cold object reader); the notes ref holds `seeded` notes first. Returns the medians of the
+ * per-round differences to "no note", and of the checkpoint write alone, ms.
  */
-export async function benchNotes(dir: string, runs: number, seeded: number, env: NodeJS.ProcessEnv): Promise<number> {
-  // the hooks' environment (no global config, the committer set), not the bench process's own
+export async function benchNoteOnCheckpoint(dir: string, rounds: number, seeded: number, env: NodeJS.ProcessEnv): Promise<{ carried: number; separate: number; none: number }> {
   const saved = { ...process.env };
   for (const k of Object.keys(process.env)) if (k.startsWith('GIT_') || k.startsWith('ENTIRE_')) delete process.env[k];
   Object.assign(process.env, env);
   try {
-    return await benchNotesIn(dir, runs, seeded);
+    resetGitEnvForTests();
+    const { prepareNoteIds, addNoteIds } = await import('../src/links/notes.js');
+    if (seeded > 0) {
+      const fake = (i: number) => (BigInt(0x1000000) * BigInt(i + 1)).toString(16).padStart(40, 'a').slice(-40);
+      const idOf = (i: number) => (0x100000000000 + i * 7919).toString(16).slice(-12);
+      const repo = await openRepo(dir, { fast: true });
+      await addNoteIds(repo, new Map(Array.from({ length: seeded }, (_, i) => [fake(i), [idOf(i)]] as [string, string[]])));
+      repo.objects.close();
+    }
+    const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8' }).stdout.trim();
+    const text = makeClaudeTranscript(100_000, 'bench-note');
+    let n = 0;
+    const once = async (mode: 'none' | 'carried' | 'separate'): Promise<number> => {
+      const repo = await openRepo(dir, { fast: true }); // as hooks open it
+      const id = (0x200000000000 + n++ * 7919).toString(16).slice(-12);
+      // a new commit to note each time (the note of HEAD would only grow)
+      const commit = (BigInt('0x' + head) ^ BigInt(n)).toString(16).padStart(40, '0');
+      const t0 = process.hrtime.bigint();
+      const note = mode === 'none' ? null : await prepareNoteIds(repo, new Map([[commit, [id]]]));
+      await writeCommittedSession(repo, {
+        checkpointId: id,
+        sessionId: `s-${n}`,
+        agent: 'Claude Code',
+        transcript: PreRedacted.fromRedactor(text),
+        format: 'jsonl',
+        prompts: ['bench prompt'],
+        filesTouched: ['a.ts'],
+        checkpointsCount: 1,
+        shadowBranch: 'entire/abc1234-e3b0c4',
+        alsoMove: mode === 'carried' && note?.ride ? [note.ride] : [],
+      });
+      await note?.commit();
+      const t = ms(t0);
+      repo.objects.close();
+      return t;
+    };
+    await ensureMetadataBranch(await openRepo(dir, { fast: true }));
+    for (const m of ['none', 'carried', 'separate'] as const) await once(m); // warm-up: JIT, page cache
+    const carried: number[] = [];
+    const separate: number[] = [];
+    const none: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      // as many packs as hooks leave between two `git gc --auto`s, not one per write forever
+      if (i % 10 === 0) spawnSync('git', ['repack', '-a', '-d', '-q'], { cwd: dir });
+      const order = i % 2 === 0 ? (['none', 'carried', 'separate'] as const) : (['separate', 'carried', 'none'] as const);
+      const t: Record<string, number> = {};
+      for (const m of order) t[m] = await once(m);
+      none.push(t['none']!);
+      carried.push(t['carried']! - t['none']!);
+      separate.push(t['separate']! - t['none']!);
+    }
+    return { carried: median(carried), separate: median(separate), none: median(none) };
   } finally {
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
     Object.assign(process.env, saved);
   }
-}
-
-async function benchNotesIn(dir: string, runs: number, seeded: number): Promise<number> {
-  resetGitEnvForTests();
-  const { addNoteIds } = await import('../src/links/notes.js');
-  const repo = await openRepo(dir);
-  const fake = (i: number) => (BigInt(0x1000000) * BigInt(i + 1) + BigInt(seeded)).toString(16).padStart(40, 'a').slice(-40);
-  const idOf = (i: number) => (0x100000000000 + i * 7919).toString(16).slice(-12);
-  if (seeded > 0) await addNoteIds(repo, new Map(Array.from({ length: seeded }, (_, i) => [fake(i + 100_000), [idOf(i)]] as [string, string[]])));
-  // a first write warms what a hook process has warm by then (its repository handle, the object writer)
-  await addNoteIds(repo, new Map([[fake(99_999), [idOf(1)]]]));
-  const xs: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = process.hrtime.bigint();
-    await addNoteIds(repo, new Map([[fake(i), [idOf(i)]]]));
-    xs.push(ms(t0));
-  }
-  repo.objects.close();
-  return median(xs);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { HookContext } from '../strategy/context.js';
 import { addNoteIds, prepareNoteIds } from './notes.js';
 import { forgetNotesRefs } from './commit-ids.js';
 import { mark } from '../timing.js';
+import type { RideAlong } from '../store/branch.js';
 
 export async function noteCommit(ctx: HookContext, commit: string, ids: readonly string[]): Promise<void> {
   try {
@@ -20,12 +21,14 @@ export async function noteCommit(ctx: HookContext, commit: string, ids: readonly
 
 /**
  * noteCommit for post-commit: built before the checkpoint is written (its objects go out in the
- * checkpoint's pack), the ref moved by `commit()` once the checkpoint exists.
+ * checkpoint's pack); `ride` is its ref move, for the checkpoint's ref transaction to carry;
+ * `commit()` moves the ref when that did not (a race there), or checks that the note landed.
  */
-export async function prepareNote(ctx: HookContext, commit: string, ids: readonly string[]): Promise<{ commit(): Promise<void> }> {
+export async function prepareNote(ctx: HookContext, commit: string, ids: readonly string[]): Promise<{ ride: RideAlong | null; commit(): Promise<void> }> {
   try {
     const prepared = await prepareNoteIds(ctx.repo, new Map([[commit, ids]]));
     return {
+      ride: prepared.ride,
       commit: async () => {
         try {
           await prepared.commit();
@@ -38,6 +41,6 @@ export async function prepareNote(ctx: HookContext, commit: string, ids: readonl
     };
   } catch (e) {
     ctx.log.warn('cannot write the commit note', { error: e });
-    return { commit: async () => undefined };
+    return { ride: null, commit: async () => undefined };
   }
 }

@@ -6,7 +6,7 @@
  * compare-and-swap loop as the metadata branch, one notes commit per call.
  */
 import type { Repo } from '../git/repo.js';
-import { casPrepare, casWrite, type BuildResult } from '../store/branch.js';
+import { casPrepare, casWrite, type BuildResult, type PreparedCas } from '../store/branch.js';
 import { readRef, listRefs } from '../git/refs.js';
 import { parseTree, isTreeMode } from '../git/objects.js';
 import { parseNoteIds, renderNote } from './note-format.js';
@@ -76,11 +76,12 @@ export async function addNoteIds(repo: Repo, additions: ReadonlyMap<string, read
 
 /**
  * addNoteIds in two halves, for post-commit: the notes commit is built now and its objects held
- * for the checkpoint's pack (src/store/branch.ts#casPrepare); `commit()` moves the ref.
+ * for the checkpoint's pack (src/store/branch.ts#casPrepare); its ref move rides in the
+ * checkpoint's transaction (`ride`), or `commit()` moves the ref.
  */
-export async function prepareNoteIds(repo: Repo, additions: ReadonlyMap<string, readonly string[]>): Promise<{ commit(): Promise<unknown> }> {
+export async function prepareNoteIds(repo: Repo, additions: ReadonlyMap<string, readonly string[]>): Promise<PreparedCas> {
   const build = noteBuilder(repo, additions);
-  if (!build) return { commit: async () => undefined };
+  if (!build) return { ride: null, commit: async () => ({ oid: null, changed: false }) };
   return casPrepare(repo, NOTES_REF, build, { startReflog: false });
 }
 

@@ -6,7 +6,7 @@
 import { EntireError } from '../errors.js';
 import { committerIdent, type Ident, type Repo } from '../git/repo.js';
 import { writeCommit, type CommitSpec } from '../git/fastimport.js';
-import { readRef, updateRefs, deleteRefQuietly, jitter, CAS_RETRIES, type CasOutcome } from '../git/refs.js';
+import { readRef, updateRefs, deleteRefQuietly, jitter, CAS_RETRIES, type CasOutcome, type RefUpdate } from '../git/refs.js';
 import { resolveRef } from '../git/discover.js';
 import { Pack } from '../git/pack.js';
 import { readdirSync, statSync } from 'node:fs';
@@ -52,11 +52,29 @@ export interface CasOptions {
   alsoDelete?: string;
   /** false: start no reflog for `ref` (one that exists still grows). */
   startReflog?: boolean;
+  /**
+   * Prepared moves of other refs (`PreparedCas.ride`) to carry in the first transaction of this
+   * write: one transaction instead of several. After a race they are left to move on their own.
+   */
+  alsoMove?: readonly RideAlong[];
+}
+
+/**
+ * The ref move of a commit built by `casPrepare`, which another write may carry in its own
+ * transaction (post-commit: the note moves with the checkpoint). The carrier records what happened.
+ */
+export interface RideAlong {
+  readonly update: RefUpdate;
+  /** The carrier's transaction moved the ref. */
+  carried: boolean;
+  /** …and the carrier then found the commit and its tree in the newest pack (see `landed`). */
+  seenLanded: boolean;
 }
 
 export async function casWrite(repo: Repo, ref: string, build: (tip: string | null) => Promise<BuildResult>, opts: CasOptions = {}): Promise<CasWriteResult> {
   const ident = await committerIdent(repo);
   let lastError: unknown;
+  let riders = (opts.alsoMove ?? []).filter((r) => !r.carried);
   for (let attempt = 0; attempt < CAS_RETRIES; attempt++) {
     const cur = await currentTip(repo, ref);
     if (cur === RETRY) {
@@ -79,8 +97,11 @@ export async function casWrite(repo: Repo, ref: string, build: (tip: string | nu
     const full = { ...spec, parent, author: ident, committer: ident };
     const written = await writeObjects(repo, full, opts);
     mark('cas: objects written');
-    if ((await moveRef(repo, ref, written.oid, expected, opts, written.tempRef)) === 'ok') return landed(repo, ref, written.oid, tip, build, opts, ident);
+    const moved = await moveRef(repo, ref, written.oid, expected, opts, written.tempRef, riders);
+    if (moved.outcome === 'ok') return landed(repo, ref, written.oid, tip, build, opts, ident, moved.carried);
     if (written.tempRef) await deleteRefQuietly(repo, written.tempRef);
+    // the ref that moved may be a rider's: this ref goes on alone, the riders move on their own
+    riders = [];
     lastError = new EntireError('REF_RACE', `${ref} moved while writing`);
     await jitter();
   }
@@ -105,8 +126,12 @@ async function landed(
   build: (tip: string | null) => Promise<BuildResult>,
   opts: CasOptions,
   ident: Ident,
+  riders: readonly RideAlong[] = [],
 ): Promise<CasWriteResult> {
-  const present = (await newTipInNewestPack(repo, oid)) || (await commitAndTreePresent(repo, oid));
+  // the riders' commits went out in the same pack: one look at it for all (theirs are noted for them)
+  const inPack = await newTipsInNewestPack(repo, [oid, ...riders.map((r) => r.update.newOid!)]);
+  riders.forEach((r, i) => (r.seenLanded = inPack[i + 1]!));
+  const present = inPack[0]! || (await commitAndTreePresent(repo, oid));
   mark('cas: new tip checked');
   if (present) return { oid, changed: true };
   try {
@@ -134,12 +159,13 @@ async function landed(
  * The common case of the check above, cheaply: a hook's small objects go out
  * as one new pack (src/git/pack-policy.ts), which the object reader has not
  * listed yet (finding it there means re-listing and re-opening every pack
- * index: 1–3 ms). The newest index of the pack directory is that pack: the
+ * index: 1–3 ms). The newest index of the pack directory is that pack: each
  * commit and its tree are looked up in it alone, and the commit is read from
- * the pack file (so that, too, still exists). false: not there (loose
- * objects, another pack, or gone): the caller asks the object reader.
+ * the pack file (so that, too, still exists). false for a commit: not there
+ * (loose objects, another pack, or gone): the caller asks the object reader.
  */
-async function newTipInNewestPack(repo: Repo, oid: string): Promise<boolean> {
+async function newTipsInNewestPack(repo: Repo, oids: readonly string[]): Promise<boolean[]> {
+  const none = oids.map(() => false);
   const dir = join(repo.commonDir, 'objects', 'pack');
   let newest: { path: string; mtime: number } | null = null;
   try {
@@ -149,11 +175,21 @@ async function newTipInNewestPack(repo: Repo, oid: string): Promise<boolean> {
       if (mtime >= 0 && (!newest || mtime > newest.mtime)) newest = { path: join(dir, n), mtime };
     }
   } catch {
-    return false;
+    return none;
   }
-  if (!newest) return false;
+  if (!newest) return none;
   const hashLen = repo.objectFormat === 'sha256' ? 32 : 20;
   const pack = new Pack(newest.path, hashLen);
+  try {
+    const out: boolean[] = [];
+    for (const oid of oids) out.push(await commitInPack(repo, pack, oid));
+    return out;
+  } finally {
+    pack.close();
+  }
+}
+
+async function commitInPack(repo: Repo, pack: Pack, oid: string): Promise<boolean> {
   try {
     const at = pack.find(Buffer.from(oid, 'hex'));
     if (at < 0) return false;
@@ -167,8 +203,6 @@ async function newTipInNewestPack(repo: Repo, oid: string): Promise<boolean> {
     return t !== null && t.type === 'tree';
   } catch {
     return false;
-  } finally {
-    pack.close();
   }
 }
 
@@ -285,58 +319,116 @@ function prunedUnderUs(e: unknown): boolean {
   return err?.code === 'ENOENT' && typeof err.path === 'string' && /[\\/]objects[\\/]/.test(err.path);
 }
 
-/** The compare-and-swap itself: `ref` from `tip` to `oid`, with what rides along in the transaction. */
-async function moveRef(repo: Repo, ref: string, oid: string, tip: string | null, opts: CasOptions, tempRef: string | null): Promise<CasOutcome> {
+/**
+ * The compare-and-swap itself: `ref` from `tip` to `oid`, with what rides along in the
+ * transaction. Riders join only when their objects are written and their refs are not in the
+ * transaction already; a transaction they make fail for another reason than a race (a lock
+ * someone holds on their ref) is tried again without them: they never cost this write.
+ */
+async function moveRef(
+  repo: Repo,
+  ref: string,
+  oid: string,
+  tip: string | null,
+  opts: CasOptions,
+  tempRef: string | null,
+  riders: readonly RideAlong[] = [],
+): Promise<{ outcome: CasOutcome; carried: RideAlong[] }> {
   fault('cas-before-update-ref');
   const extra = opts.alsoDelete ? await readRef(repo, opts.alsoDelete) : null;
-  const outcome = await updateRefs(repo, [
+  const own: RefUpdate[] = [
     { ref, newOid: oid, oldOid: tip, ...(opts.startReflog === false ? { startReflog: false } : {}) },
     ...(tempRef ? [{ ref: tempRef, newOid: null }] : []),
     ...(extra && opts.alsoDelete ? [{ ref: opts.alsoDelete, newOid: null, oldOid: extra }] : []),
-  ]);
+  ];
+  const joining = ridersReady(repo, riders, own);
+  let outcome: CasOutcome;
+  let carried = joining;
+  try {
+    outcome = await updateRefs(repo, [...own, ...joining.map((r) => r.update)]);
+  } catch (e) {
+    if (joining.length === 0) throw e;
+    outcome = await updateRefs(repo, own);
+    carried = [];
+  }
   mark('cas: ref updated');
-  if (outcome === 'ok') fault('cas-after-update-ref');
-  return outcome;
+  if (outcome !== 'ok') return { outcome, carried: [] };
+  for (const r of carried) r.carried = true;
+  fault('cas-after-update-ref');
+  return { outcome, carried };
+}
+
+/** The riders that may join a transaction of `own`: objects written (held ones flushed now), refs not in it yet. */
+function ridersReady(repo: Repo, riders: readonly RideAlong[], own: readonly RefUpdate[]): RideAlong[] {
+  const taken = new Set(own.map((u) => u.ref));
+  const ready: RideAlong[] = [];
+  for (const r of riders) {
+    if (r.carried || taken.has(r.update.ref)) continue;
+    taken.add(r.update.ref);
+    ready.push(r);
+  }
+  if (ready.length === 0) return [];
+  try {
+    flushHeld(repo); // in the common case the write just made took them along: nothing left
+  } catch (e) {
+    if (!prunedUnderUs(e)) throw e;
+    return []; // each rider writes its objects again itself
+  }
+  return ready;
 }
 
 /** A commit built on a ref's tip whose objects are held back (see `casPrepare`). */
 export interface PreparedCas {
-  /** Write the held objects if no other write took them along, then CAS the ref (rebuilding on a race). */
+  /** The ref move, for another write to carry in its transaction (`CasOptions.alsoMove`); null: none to carry. */
+  readonly ride: RideAlong | null;
+  /**
+   * Write the held objects if no other write took them along, then CAS the ref (rebuilding on a
+   * race); when a carrier moved the ref already, only check that the commit landed.
+   */
   commit(): Promise<CasWriteResult>;
 }
 
 /**
  * casWrite in two halves: build the commit on the current tip now, holding
  * its small objects back (src/git/odb.ts) so the next commit write of this
- * process packs them together with its own; move the ref in `commit()`.
- * post-commit prepares its carry-forward step this way before it writes the
- * checkpoint: one pack for both, two file creations fewer.
+ * process packs them together with its own; move the ref in `commit()`, or
+ * in that next write's ref transaction (`ride`). post-commit prepares its
+ * carry-forward step and the note this way before it writes the checkpoint:
+ * one pack for all three, and the note's ref moves with the checkpoint's.
  */
 export async function casPrepare(repo: Repo, ref: string, build: (tip: string | null) => Promise<BuildResult>, opts: CasOptions = {}): Promise<PreparedCas> {
-  if (!looseOk(repo)) return { commit: () => casWrite(repo, ref, build, opts) };
+  const later = (): PreparedCas => ({ ride: null, commit: () => casWrite(repo, ref, build, opts) });
+  if (!looseOk(repo)) return later();
   const cur = await currentTip(repo, ref);
-  if (cur === RETRY) return { commit: () => casWrite(repo, ref, build, opts) };
+  if (cur === RETRY) return later();
   const { tip, expected } = cur;
   let spec: BuildResult;
   try {
     spec = await build(tip);
   } catch (e) {
     if (!prunedUnderUs(e)) throw e;
-    return { commit: () => casWrite(repo, ref, build, opts) };
+    return later();
   }
-  if (spec === null) return { commit: async () => ({ oid: tip, changed: false }) };
+  if (spec === null) return { ride: null, commit: async () => ({ oid: tip, changed: false }) };
   const ident = await committerIdent(repo);
   const parent = opts.parentOverride ? opts.parentOverride(tip) : tip;
   const oid = await writeCommitLoose(repo, { ...spec, parent, author: ident, committer: ident }, { hold: true });
+  const ride: RideAlong = {
+    update: { ref, newOid: oid, oldOid: expected, ...(opts.startReflog === false ? { startReflog: false } : {}) },
+    carried: false,
+    seenLanded: false,
+  };
   return {
+    ride,
     commit: async () => {
+      if (ride.carried) return ride.seenLanded ? { oid, changed: true } : landed(repo, ref, oid, tip, build, opts, ident);
       try {
         flushHeld(repo);
       } catch (e) {
         if (!prunedUnderUs(e)) throw e;
         return casWrite(repo, ref, build, opts);
       }
-      if ((await moveRef(repo, ref, oid, expected, opts, null)) === 'ok') return landed(repo, ref, oid, tip, build, opts, ident);
+      if ((await moveRef(repo, ref, oid, expected, opts, null)).outcome === 'ok') return landed(repo, ref, oid, tip, build, opts, ident);
       // the ref moved since the tip was read: the usual loop, on the new tip
       return casWrite(repo, ref, build, opts);
     },

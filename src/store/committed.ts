@@ -27,7 +27,7 @@ import { ByteSource } from '../byte-source.js';
 import { decodePromptFile } from '../checkpoint/prompts.js';
 import type { Layers } from '../context/layers.js';
 import { CLI_VERSION } from '../version.js';
-import { casWrite, ensureMetadataBranch } from './branch.js';
+import { casWrite, ensureMetadataBranch, type RideAlong } from './branch.js';
 import { readBlob, readDir, readTreeByOid, subdirs, files as fileEntries } from './tree.js';
 import { PreRedacted, type TranscriptInput, type BlobRef } from './content.js';
 import type { TreeEntry } from '../git/objects.js';
@@ -68,6 +68,8 @@ export interface SessionWrite {
   shadowBranch: string;
   /** A shadow branch this write makes obsolete: deleted in the same ref transaction. */
   dropRef?: string;
+  /** Prepared ref moves that depend on this checkpoint (its note): carried in the same transaction. */
+  alsoMove?: readonly RideAlong[];
 }
 
 export interface SessionUpdate {
@@ -249,7 +251,7 @@ export async function writeCommittedSession(repo: Repo, w: SessionWrite): Promis
       message: condenseMessage({ checkpointId: w.checkpointId, sessionId: w.sessionId, agent: w.agent, shadowBranch: w.shadowBranch }),
       changes,
     };
-  }, { alsoDelete: w.dropRef });
+  }, { alsoDelete: w.dropRef, alsoMove: w.alsoMove });
   return { slot: chosen, commit: res.changed ? res.oid : null };
 }
 

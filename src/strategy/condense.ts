@@ -6,6 +6,7 @@
 import type { HookContext } from './context.js';
 import type { SessionState, PendingCondensation } from '../session/state.js';
 import { writeCommittedSession } from '../store/committed.js';
+import type { RideAlong } from '../store/branch.js';
 import { readShadowTranscript, shadowTranscriptChunks } from '../store/shadow.js';
 import { writePrivateFile } from './scratch.js';
 import { FileRangeSource } from '../byte-source.js';
@@ -35,6 +36,8 @@ export interface CondenseRequest {
   shadowBranch?: string;
   /** Delete this shadow ref together with the checkpoint write (the caller knows nothing else needs it). */
   dropShadowRef?: string;
+  /** Ref moves prepared for this checkpoint (its note): they join the checkpoint's ref transaction. */
+  alsoMove?: readonly RideAlong[];
 }
 
 export async function condenseSession(ctx: HookContext, req: CondenseRequest): Promise<{ slot: number; position: number }> {
@@ -110,6 +113,7 @@ export async function condenseSession(ctx: HookContext, req: CondenseRequest): P
     transcriptPath: homeRelative(path),
     shadowBranch: shadow,
     dropRef: req.dropShadowRef,
+    alsoMove: req.alsoMove,
   });
   mark('condense: written');
   return { slot: res.slot, position };

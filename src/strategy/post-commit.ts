@@ -172,13 +172,14 @@ async function condenseOne(
         // its objects go out in the checkpoint's pack (one pack, not two: file creations are
         // the slow part of this hook). It depends on HEAD, the files and the transcript only.
         const carry = remaining.length > 0 ? await prepareCarryForward(ctx, sid, adapter, state, remaining) : null;
-        // the note (SPEC-2 §D.1) too: its objects ride in the checkpoint's pack
+        // the note (SPEC-2 §D.1) too: its objects go out in the checkpoint's pack, and its ref
+        // moves in the checkpoint's ref transaction (both or neither)
         const note = await prepareNote(ctx, head, [id]);
         try {
           fault('post-commit-before-condense');
           // a pending retry above may still need the old branch: then keep it
           const drop = dropShadowRef && !(state.pending_condensations ?? []).length ? dropShadowRef : undefined;
-          await condenseSession(ctx, { checkpointId: id, state, files, dropShadowRef: drop });
+          await condenseSession(ctx, { checkpointId: id, state, files, dropShadowRef: drop, alsoMove: note.ride ? [note.ride] : [] });
           fault('post-commit-after-condense');
           await note.commit();
           writeNotice(`[entire] Condensed session ${sid.slice(0, 8)}: ${id} (${state.checkpoint_count ?? 0} checkpoints)\n`);
