@@ -385,7 +385,9 @@ const WAITED_ON = [
   ['copilot-cli', 'Copilot CLI', 'agent-stop', 'user-prompt-submitted'],
 ];
 if (want('agents')) {
-  for (const [key, name, turnEnd, turnStart] of WAITED_ON) {
+  // BENCH_AGENTS=<key>[,<key>]: only those agents
+  const onlyAgents = (process.env['BENCH_AGENTS'] ?? '').split(',').filter(Boolean);
+  for (const [key, name, turnEnd, turnStart] of WAITED_ON.filter(([k]) => onlyAgents.length === 0 || onlyAgents.includes(k))) {
     note(`${name}: real CLI runs (the real-agent tier, this agent only)`);
     // a tier run gives only a few turn ends per agent: pool BENCH_AGENT_ROUNDS runs (default 3)
     let lines = [];

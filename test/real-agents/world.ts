@@ -171,8 +171,11 @@ export function run(argv: string[], opts: { cwd: string; env: NodeJS.ProcessEnv;
       clearTimeout(timer);
       reject(e);
     });
+    const started = Date.now();
     child.on('close', (status, signal) => {
       clearTimeout(timer);
+      // ENTIRE_AGENTS_TRACE=1: each agent run's wall time, to find where the tier's time goes
+      if (process.env['ENTIRE_AGENTS_TRACE'] === '1') process.stderr.write(`[agents] ${Date.now() - started} ms: ${argv.map((a) => a.slice(0, 40)).join(' ').slice(0, 200)}\n`);
       resolveRun({ status, signal, stdout, stderr });
     });
   });

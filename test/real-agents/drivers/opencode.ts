@@ -24,7 +24,10 @@ function xdgEnv(home: string): Record<string, string> {
   };
 }
 
-const QUIET_ENV = { OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1' };
+// npm offline: OpenCode `npm install`s its plugin package into each config dir it loads (SPEC-2
+// §C.2), ≈ 20 s per run in a fresh repository with the registry reachable; offline it is one
+// WARN at once, as SPEC-2 §G describes the run (our plugin needs nothing from that package)
+const QUIET_ENV = { OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', npm_config_offline: 'true' };
 
 /** `opencode run --format json` prints one JSON event per line. */
 function events(stdout: string): Record<string, unknown>[] {
