@@ -6,6 +6,7 @@
  */
 import type { ContextEvent, ContextTodo, ContextToolKind, TranscriptText } from './types.js';
 import { isObj, str } from './entries.js';
+import { parsedLines } from './context-lines.js';
 
 export interface ContextDialect {
   /** Where a line names its speaker. */
@@ -142,25 +143,11 @@ function* assistantLine(v: Record<string, unknown>, d: ContextDialect): Generato
 }
 
 export function* jsonlContextEvents(transcript: TranscriptText, d: ContextDialect): Generator<ContextEvent> {
-  for (const window of transcript.windows()) {
-    let at = 0;
-    while (at < window.length) {
-      let end = window.indexOf('\n', at);
-      if (end < 0) end = window.length;
-      const line = window.slice(at, end);
-      at = end + 1;
-      if (line.length < 2 || (line.indexOf('"user"') === -1 && line.indexOf('"assistant"') === -1)) continue;
-      let v: unknown;
-      try {
-        v = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      // subagent sidechains are another conversation
-      if (!isObj(v) || v['isSidechain'] === true) continue;
-      const role = typeof v[d.roleKey] === 'string' ? v[d.roleKey] : v['role'];
-      if (role === 'user') yield* userLine(v, d);
-      else if (role === 'assistant') yield* assistantLine(v, d);
-    }
+  for (const v of parsedLines(transcript, ['"user"', '"assistant"'])) {
+    // subagent sidechains are another conversation
+    if (v['isSidechain'] === true) continue;
+    const role = typeof v[d.roleKey] === 'string' ? v[d.roleKey] : v['role'];
+    if (role === 'user') yield* userLine(v, d);
+    else if (role === 'assistant') yield* assistantLine(v, d);
   }
 }
