@@ -10,7 +10,8 @@ import { cleanupAll, FIXTURES, tempDir } from '../helpers/repo.js';
 import { copilotCliAgent } from '../../src/agents/copilot-cli/index.js';
 import { analyzeCopilotText } from '../../src/agents/copilot-cli/transcript.js';
 import { copilotTranscriptEntries } from '../../src/agents/copilot-cli/render.js';
-import { endsWithSubagentStop, stageCopilotSubagent, subagentStageName } from '../../src/agents/copilot-cli/subagents.js';
+import { stageCopilotSubagent, subagentStageName } from '../../src/agents/copilot-cli/subagents.js';
+import { endsWithAgentStop } from '../../src/agents/copilot-cli/flush.js';
 
 afterAll(cleanupAll);
 
@@ -77,12 +78,12 @@ describe("the subagent's stop on disk (the stop hook may run before its lines ar
   const stopAt = lines.findIndex((l) => l.includes('"hookType":"agentStop"') && l.includes('"type":"hook.start"'));
 
   it("is there once the file ends with the subagent's agentStop hook.start", () => {
-    expect(endsWithSubagentStop(upTo(stopAt + 1), true, SUBAGENT)).toBe(true);
+    expect(endsWithAgentStop(upTo(stopAt + 1), true, SUBAGENT)).toBe(true);
   });
 
   it('is not there before it, nor for another agent', () => {
-    expect(endsWithSubagentStop(upTo(stopAt), true, SUBAGENT)).toBe(false);
-    expect(endsWithSubagentStop(upTo(stopAt + 1), true, SESSION)).toBe(false);
+    expect(endsWithAgentStop(upTo(stopAt), true, SUBAGENT)).toBe(false);
+    expect(endsWithAgentStop(upTo(stopAt + 1), true, SESSION)).toBe(false);
   });
 });
 

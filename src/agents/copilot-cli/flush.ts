@@ -8,8 +8,11 @@
 import { linesFromEnd, readTail, type FlushProbe } from '../flush.js';
 import { isObj } from './events.js';
 
-/** True: the tail ends with this turn's agentStop record; false: not (yet), or unreadable. */
-export function endsWithAgentStop(tail: string, startsAtFileStart: boolean): boolean {
+/**
+ * True: the tail ends with this turn's agentStop record (with `agentId`: the stop of that
+ * subagent, whose records carry its id); false: not (yet), or unreadable.
+ */
+export function endsWithAgentStop(tail: string, startsAtFileStart: boolean, agentId?: string): boolean {
   for (const line of linesFromEnd(tail, startsAtFileStart)) {
     if (line.trim() === '') continue;
     let v: unknown;
@@ -21,15 +24,16 @@ export function endsWithAgentStop(tail: string, startsAtFileStart: boolean): boo
     if (!isObj(v)) return false;
     const type = v['type'];
     const data = isObj(v['data']) ? v['data'] : {};
-    if (type === 'hook.start' && data['hookType'] === 'agentStop') return true;
+    if (type === 'hook.start' && data['hookType'] === 'agentStop' && (agentId === undefined || v['agentId'] === agentId)) return true;
     if (type === 'hook.start' || type === 'hook.end') continue; // other hooks (sessionEnd's, a tool's)
     return false;
   }
   return false;
 }
 
-export function copilotFlushProbe(path: string): FlushProbe {
+/** The turn's (or, with `agentId`, that subagent's) stop on disk, for waitForFlush. */
+export function copilotFlushProbe(path: string, agentId?: string): FlushProbe {
   const r = readTail(path);
   if (r.size <= 0) return { size: r.size, flushed: false };
-  return { size: r.size, flushed: endsWithAgentStop(r.tail, r.whole) };
+  return { size: r.size, flushed: endsWithAgentStop(r.tail, r.whole, agentId) };
 }

@@ -17,7 +17,8 @@ import { confinedDir, writeFileIn } from '../../trust/confined.js';
 import { openTranscript } from '../../trust/transcript-file.js';
 import { lineWindows } from '../../trust/transcript-lines.js';
 import { invalid, nonEmpty, requireSessionId, setIf } from '../hook-input.js';
-import { linesFromEnd, readTail, waitForFlush, type FlushProbe } from '../flush.js';
+import { waitForFlush } from '../flush.js';
+import { copilotFlushProbe } from './flush.js';
 import type { HookEvent } from '../types.js';
 import { join } from 'node:path';
 
@@ -68,36 +69,6 @@ function isSubagentLine(line: string, agentId: string): boolean {
 }
 
 /**
- * The subagent's stop on disk: Copilot writes events.jsonl behind its hooks, and records each hook
- * run (`hook.start`, tagged with the subagent's `agentId`) before running it. Flushed once the last
- * record that is not another hook's is that `hook.start` of the subagent's agentStop.
- */
-export function endsWithSubagentStop(tail: string, startsAtFileStart: boolean, agentId: string): boolean {
-  for (const line of linesFromEnd(tail, startsAtFileStart)) {
-    if (line.trim() === '') continue;
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch {
-      return false; // a line still being written
-    }
-    if (v === null || typeof v !== 'object') return false;
-    const rec = v as { type?: unknown; agentId?: unknown; data?: { hookType?: unknown } };
-    if (rec.type === 'hook.start' && rec.data?.hookType === 'agentStop' && rec.agentId === agentId) return true;
-    if (rec.type === 'hook.start' || rec.type === 'hook.end') continue;
-    return false;
-  }
-  return false;
-}
-
-function subagentStopProbe(agentId: string): (path: string) => FlushProbe {
-  return (path) => {
-    const r = readTail(path);
-    return { size: r.size, flushed: r.size > 0 && endsWithSubagentStop(r.tail, r.whole, agentId) };
-  };
-}
-
-/**
  * The adapter's `stageSubagentTranscript`: the subagent's lines of the
  * session's events.jsonl, in order, as `.entire/tmp/copilot-subagent-<id>.jsonl`;
  * null when the file holds none. Waits (bounded) for the subagent's stop to be
@@ -106,7 +77,7 @@ function subagentStopProbe(agentId: string): (path: string) => FlushProbe {
 export async function stageCopilotSubagent(repoRoot: string, _sessionId: string, agentId: string, transcriptPath: string): Promise<string | null> {
   if (!isAgentId(agentId)) throw invalid(`invalid agent id ${JSON.stringify(agentId.slice(0, 80))}`);
   // the stop hook can run before the subagent's lines reach the file (SPEC-2 §B.4's wait, capped)
-  await waitForFlush(transcriptPath, { probe: subagentStopProbe(agentId) });
+  await waitForFlush(transcriptPath, { probe: (path) => copilotFlushProbe(path, agentId) });
   const o = openTranscript(transcriptPath);
   if (o === null) return null;
   const kept: string[] = [];
