@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { EntireError } from '../../errors.js';
 import { confinedDir, writeFileIn } from '../../trust/confined.js';
+import { validAgentSessionId } from '../../trust/ids.js';
 import { deleteOpenCodeSession, exportOpenCodeSession, importOpenCodeSession, stagedExportName } from './cli.js';
 import { parseOpenCodeExport, type OpenCodeExport } from './transcript.js';
 
@@ -20,6 +21,7 @@ export async function restoreOpenCodeSession(
   content: Buffer,
   consent: (question: string) => Promise<boolean>,
 ): Promise<{ status: 'restored' | 'same' | 'kept'; where: string; backup?: string }> {
+  validAgentSessionId(sessionId);
   const where = `OpenCode's sessions (opencode import)`;
   const stored = parseOpenCodeExport(content.toString('utf8'));
   if (stored === null) throw new EntireError('REFUSED', 'the stored transcript is not an OpenCode session document');
