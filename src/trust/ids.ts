@@ -8,7 +8,9 @@
  *   (C0, DEL, C1), whitespace or format/bidi character, not `.`/`..`, no
  *   leading `-`, not ending `.pending-<12 hex>` (the side-file suffix);
  * - agent, subagent and tool-use id: `^[A-Za-z0-9_-]{1,128}$`;
- * - checkpoint id: `^[0-9a-f]{12}$`.
+ * - checkpoint id: `^[0-9a-f]{12}$`;
+ * - agent session id (a session id as handed to its agent, in argv or a path; issue 25):
+ *   `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`.
  *
  * Plain loops rather than regular expressions: hooks call these on every run,
  * and each distinct expression costs a compile in a cold process.
