@@ -254,10 +254,13 @@ export interface AgentAdapter {
    */
   hookTrustGaps?(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]>;
   /**
-   * `enable --approve-agent-hooks`, after a terminal confirmation: grant what `hookTrustGaps`
-   * reports in the agent's own configuration, nothing else. Returns the lines to print.
+   * `enable --approve-agent-hooks`, after a terminal confirmation: approve our handlers (those
+   * whose command is byte-for-byte ours) in the agent's own configuration, nothing else. Trusting
+   * the whole project is a wider grant (the agent then honours the clone's own configuration):
+   * it is made only when `ask` — a separate question naming that consequence — says yes
+   * (issue 25, point 5). Returns the lines to print.
    */
-  approveHooks?(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]>;
+  approveHooks?(repoRoot: string, env: NodeJS.ProcessEnv, ask: (question: string) => Promise<boolean>): Promise<string[]>;
   /** Remove exactly our entries (current and legacy spellings) from every settings file we may have written. */
   uninstallHooks(repoRoot: string): HookUninstallResult;
   /** True when our turn-end hook is installed (legacy spellings count). Never throws. */

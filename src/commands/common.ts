@@ -40,10 +40,13 @@ export function timeAgo(iso: string | undefined, now = Date.now()): string {
 
 export type ConfirmAnswer = 'yes' | 'no' | 'no-tty';
 
+/** Questions this process has answered from `ENTIRE_TEST_TTY_ANSWER` (tests only). */
+let testAnswersGiven = 0;
+
 /**
  * Ask the person at the terminal a yes/no question (default no). No TTY on
  * stdin → `no-tty`. `ENTIRE_TEST_TTY=0|1` fakes the terminal in tests
- * (`ENTIRE_TEST_TTY_ANSWER` is the typed answer).
+ * (`ENTIRE_TEST_TTY_ANSWER` is the typed answer; `y,n` answers two questions in turn).
  */
 export async function confirm(question: string, env: NodeJS.ProcessEnv = process.env): Promise<ConfirmAnswer> {
   const interpret = (a: string): 'yes' | 'no' => (/^\s*y(es)?\s*$/i.test(a) ? 'yes' : 'no');
@@ -51,7 +54,9 @@ export async function confirm(question: string, env: NodeJS.ProcessEnv = process
   if (forced === '0') return 'no-tty';
   if (forced === '1') {
     process.stderr.write(`${question} [y/N] `);
-    return interpret(env['ENTIRE_TEST_TTY_ANSWER'] ?? 'n');
+    // `y,n`: one answer per question, in order (the last one answers the rest)
+    const answers = (env['ENTIRE_TEST_TTY_ANSWER'] ?? 'n').split(',');
+    return interpret(answers[Math.min(testAnswersGiven++, answers.length - 1)]!);
   }
   if (!process.stdin.isTTY) return 'no-tty';
   const rl = readline().createInterface({ input: process.stdin, output: process.stderr });

@@ -16,15 +16,29 @@ import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path
 import type { Repo } from '../git/repo.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { agentForStoredData } from '../agents/registry.js';
-import { sessionIdProblem } from '../trust/ids.js';
+import { agentSessionIdProblem, sessionIdProblem, validAgentSessionId } from '../trust/ids.js';
 import { confinedDir, readFileNoFollow, writeFileIn } from '../trust/confined.js';
 import { shellCommand } from '../trust/terminal.js';
 import { transcriptPathProblem } from '../trust/transcript-file.js';
 
-/** The agent's own session id: Go-era sids `YYYY-MM-DD-<uuid>` carry the uuid. */
-export function agentSessionId(sid: string): string {
+/** Go-era sids `YYYY-MM-DD-<uuid>` carry the agent's id after the date. */
+function withoutDate(sid: string): string {
   const m = /^\d{4}-\d{2}-\d{2}-(.+)$/.exec(sid);
   return m && m[1] ? m[1] : sid;
+}
+
+/**
+ * The agent's own session id, checked in that form (issue 25: the date prefix of
+ * `2026-01-01---settings=…` hides an option). Throws INVALID_SESSION_ID when it is not a valid
+ * agent session id (src/trust/ids.ts), so no argv or path is ever built from one.
+ */
+export function agentSessionId(sid: string): string {
+  return validAgentSessionId(withoutDate(sid));
+}
+
+/** Why `sid` cannot be handed to its agent (as a session id, then in the agent's form), or null. */
+export function agentSessionIdProblemOf(sid: string): string | null {
+  return sessionIdProblem(sid) ?? agentSessionIdProblem(withoutDate(sid));
 }
 
 /** The adapter for a stored agent display name (unknown/absent → the default agent, SPEC §2.10). */
@@ -32,9 +46,9 @@ export async function adapterForAgentName(name: string | undefined): Promise<Age
   return agentForStoredData(name);
 }
 
-/** The printed command that continues a session (arguments shell-quoted, SPEC-2 §A.8). */
-export function resumeCommandLine(adapter: AgentAdapter, sid: string): string {
-  return shellCommand(adapter.resumeArgv(agentSessionId(sid)));
+/** The printed command that continues a session (arguments shell-quoted, SPEC-2 §A.8); null when its id cannot be handed to the agent. */
+export function resumeCommandLine(adapter: AgentAdapter, sid: string): string | null {
+  return agentSessionIdProblemOf(sid) === null ? shellCommand(adapter.resumeArgv(agentSessionId(sid))) : null;
 }
 
 /** Length of a transcript in the unit its format (its content says which) counts: a document's messages, JSONL lines. */
@@ -100,7 +114,7 @@ export function backupStamp(d: Date): string {
 
 /** The restore target of `sid` for `adapter` in this project (`content`: what will be written), or a reason there is none. */
 export function restoreTarget(repo: Repo, adapter: AgentAdapter, sid: string, localPath?: string, content?: Buffer): { path: string } | { reason: string } {
-  const problem = sessionIdProblem(sid);
+  const problem = agentSessionIdProblemOf(sid);
   if (problem !== null) return { reason: `invalid session id (${problem})` };
   const root = adapter.transcriptRoot(repo.root);
   if (!root) return { reason: `${adapter.displayName} keeps no transcript files to restore` };
@@ -163,7 +177,7 @@ export async function restoreSessionTranscript(req: RestoreRequest): Promise<Res
 
 /** An agent that takes its sessions through its own tools (`restoreSession`), with the same checks and outcomes. */
 async function restoreThroughAgent(req: RestoreRequest): Promise<RestoreResult> {
-  const problem = sessionIdProblem(req.sessionId);
+  const problem = agentSessionIdProblemOf(req.sessionId);
   if (problem !== null) return { status: 'refused', path: '', reason: `invalid session id (${problem})` };
   const consent = async (question: string) => req.force || (req.ask ? await req.ask(question) : false);
   try {

@@ -21,7 +21,7 @@ import { confinedDir, writeFileIn } from '../trust/confined.js';
 import { EntireError } from '../errors.js';
 import { encodeJson } from '../checkpoint/json.js';
 import { collectThreads, type Thread } from './threads.js';
-import { agentSessionId, restoreLine, restoreSessionTranscript } from './restore.js';
+import { agentSessionId, agentSessionIdProblemOf, restoreLine, restoreSessionTranscript } from './restore.js';
 import { slotLayers } from '../context/stored.js';
 import { firstParentCommits } from './doctor.js';
 import { confirm, enabledOrSay, processIo, timeAgo, type Io } from './common.js';
@@ -168,7 +168,10 @@ export async function runThreadResume(cwd: string, o: ThreadResumeOptions, io: I
           reason = 'no transcript is stored for it';
         }
       }
-      const resumeArgv = adapter.resumeArgv(agentSessionId(sid));
+      // issue 25: an id that cannot be handed to the agent never reaches its argv
+      const idProblem = agentSessionIdProblemOf(sid);
+      if (reason === null && idProblem !== null) reason = `its session id cannot be handed to ${adapter.displayName} (${idProblem})`;
+      const resumeArgv = idProblem === null ? adapter.resumeArgv(agentSessionId(sid)) : [];
       if (reason === null && !onPath(resumeArgv[0]!)) reason = `${resumeArgv[0]} is not on PATH`;
       if (reason === null) {
         io.out('To continue this session, run:');

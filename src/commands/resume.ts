@@ -81,7 +81,8 @@ export async function runResume(cwd: string, branch: string, opts: { force?: boo
         const r = await restoreSessionTranscript({ repo, adapter, sessionId: sid, content: content.transcript, force: !!opts.force, ask });
         (r.status === 'refused' ? io.err : io.out)(restoreLine(sid, r));
       }
-      commands.push(resumeCommandLine(adapter, sid));
+      const command = resumeCommandLine(adapter, sid);
+      if (command !== null) commands.push(command);
     }
     if (commands.length === 0) return 0;
     io.out('To continue this session, run:');

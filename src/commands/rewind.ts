@@ -319,7 +319,7 @@ function humanLine(p: RewindPoint): string {
 
 async function resumeCommandFor(sid: string | undefined, agent: string | undefined): Promise<string> {
   const adapter = await adapterForAgentName(agent);
-  return sid && isSessionId(sid) ? resumeCommandLine(adapter, sid) : '';
+  return (sid && isSessionId(sid) && resumeCommandLine(adapter, sid)) || '';
 }
 
 /** Run rewind in `cwd`; `confirm` asks the person (throws NEEDS_FORCE without a terminal). Returns the exit code. */
@@ -436,7 +436,8 @@ async function rewindLogsOnly(
       const r = await restoreSessionTranscript({ repo, adapter, sessionId: sid, content: content.transcript, force: true });
       if (r.status === 'refused' || r.backup) (r.status === 'refused' ? io.err : io.out)(restoreLine(sid, r));
     }
-    commands.push(resumeCommandLine(adapter, sid));
+    const command = resumeCommandLine(adapter, sid);
+    if (command !== null) commands.push(command);
   }
   if (opts.reset) {
     const r = await runGit(['reset', '--hard', '--quiet', point.id], { cwd: repo.root, allowFailure: true });

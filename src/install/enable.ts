@@ -115,10 +115,11 @@ async function agentFor(key: string) {
 async function approveAgentHooks(adapter: Awaited<ReturnType<typeof getAgent>>, root: string): Promise<string[]> {
   if (!adapter.approveHooks) return [`! ${adapter.displayName} has no hook approval to grant`];
   const { confirm } = await import('../commands/common.js');
-  const answer = await confirm(`Approve Entire's hooks in ${adapter.displayName}'s own configuration (this project and each hook)?`);
+  const answer = await confirm(`Approve Entire's hooks in ${adapter.displayName}'s own configuration?`);
   if (answer === 'no-tty') return ['! --approve-agent-hooks asks at a terminal first; none here, so nothing was approved'];
   if (answer !== 'yes') return ['Nothing approved.'];
-  return adapter.approveHooks(root, process.env);
+  // a wider grant than our hooks (issue 25, point 5): its own question
+  return adapter.approveHooks(root, process.env, async (q) => (await confirm(q)) === 'yes');
 }
 
 /** SPEC §8.1 `entire enable`; returns the lines to print. Idempotent. */

@@ -8,7 +8,9 @@
  *   (C0, DEL, C1), whitespace or format/bidi character, not `.`/`..`, no
  *   leading `-`, not ending `.pending-<12 hex>` (the side-file suffix);
  * - agent, subagent and tool-use id: `^[A-Za-z0-9_-]{1,128}$`;
- * - checkpoint id: `^[0-9a-f]{12}$`.
+ * - checkpoint id: `^[0-9a-f]{12}$`;
+ * - agent session id (a session id as handed to its agent, in argv or a path; issue 25):
+ *   `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`.
  *
  * Plain loops rather than regular expressions: hooks call these on every run,
  * and each distinct expression costs a compile in a cold process.
@@ -97,4 +99,36 @@ export function validateSessionId(sid: unknown): asserts sid is string {
     const shown = typeof sid === 'string' ? JSON.stringify(sid.length > 140 ? sid.slice(0, 140) + '…' : sid) : typeof sid;
     throw new EntireError('INVALID_SESSION_ID', `invalid session id ${shown}: ${problem}`);
   }
+}
+
+/**
+ * Issue 25 (1): the session id in the form it is handed to an agent — an argv word after
+ * `-r`/`--resume`/`-s`/`resume`, `opencode export <id>`, a file or directory name under the
+ * agent's root. A session id that passes `sessionIdProblem` may still be `--settings=…` once a
+ * Go-era `YYYY-MM-DD-` prefix is taken off, or `.` (a directory name), so this form is checked
+ * on its own: 1–128 of `[A-Za-z0-9._-]`, starting with a letter or digit. Such a word is never
+ * read as an option (no CLI takes a word starting with a letter or digit for one), never `.`/`..`
+ * and never holds a path separator, whatever the CLI or the path does with it. Every agent's id
+ * (UUIDs, OpenCode's `ses_…`) has this form.
+ */
+export function agentSessionIdProblem(id: unknown): string | null {
+  if (typeof id !== 'string' || id === '') return 'agent session id is empty';
+  if (id.length > MAX_ID_BYTES) return 'agent session id is longer than 128 bytes';
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    const alnum = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    if (i === 0 && !alnum) return 'agent session id must start with a letter or digit';
+    if (!alnum && c !== 45 && c !== 46 && c !== 95) return 'agent session id may hold only letters, digits, ".", "_" and "-"';
+  }
+  return null;
+}
+
+/** Throws EntireError('INVALID_SESSION_ID') unless `id` is a valid agent session id; returns it. */
+export function validAgentSessionId(id: unknown): string {
+  const problem = agentSessionIdProblem(id);
+  if (problem !== null) {
+    const shown = typeof id === 'string' ? JSON.stringify(id.length > 140 ? id.slice(0, 140) + '…' : id) : typeof id;
+    throw new EntireError('INVALID_SESSION_ID', `invalid agent session id ${shown}: ${problem}`);
+  }
+  return id as string;
 }

@@ -33,6 +33,7 @@ describe('registry', () => {
     ['gemini', 'Gemini CLI', 'jsonl', 'json', 'gemini --resume s1'],
     ['cursor', 'Cursor', 'jsonl', 'jsonl', 'cursor-agent --resume s1'],
     ['copilot-cli', 'Copilot CLI', 'jsonl', 'jsonl', 'copilot --resume=s1'],
+    ['codex', 'Codex', 'jsonl', 'jsonl', 'codex resume -- s1'],
   ] as const)('getAgent(%s) loads the adapter', async (key, name, format, legacyFormat, resume) => {
     const a = await getAgent(key);
     expect(a.key).toBe(key);

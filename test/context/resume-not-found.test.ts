@@ -136,7 +136,7 @@ describe("each adapter's not-found detection and headless argv (docs/agents.md)"
     expect(await exec('gemini', ['-p', 'go'])).toEqual(['gemini', '--resume', SID, '-p', 'go']);
     expect(await exec('copilot-cli', ['-p', 'go'])).toEqual(['copilot', `--resume=${SID}`, '-p', 'go']);
     expect(await exec('codex', ['--json', 'go'])).toEqual(['codex', 'exec', 'resume', SID, '--json', 'go']);
-    expect(await exec('codex', [])).toEqual(['codex', 'resume', SID]);
+    expect(await exec('codex', [])).toEqual(['codex', 'resume', '--', SID]);
     expect(await exec('opencode', ['go', 'on'])).toEqual(['opencode', 'run', '--session', SID, 'go', 'on']);
     expect(await exec('opencode', [])).toEqual(['opencode', '-s', SID]);
   });

@@ -214,7 +214,7 @@ describe('resume into a fresh Codex home (SPEC-2 §C.1 restore)', () => {
     return { c: repoAt(dir2, home2, env2), codexHome, env: { CODEX_HOME: codexHome, ...extraEnv } };
   }
 
-  it('a thread Codex does not know: the dated local-time rollout name, then `codex resume <id>`', () => {
+  it('a thread Codex does not know: the dated local-time rollout name, then `codex resume -- <id>`', () => {
     const { x, stored } = committedReplay();
     const { c, codexHome, env } = clone(x, { TZ: 'Asia/Tokyo' });
     const res = c.entire(['resume', 'main'], { env });
@@ -222,7 +222,7 @@ describe('resume into a fresh Codex home (SPEC-2 §C.1 restore)', () => {
     // session_meta.timestamp 2026-11-25T19:52:33.586Z is 04:52:33 on the 26th in Tokyo
     const target = join(codexHome, 'sessions', '2026', '11', '26', `rollout-2026-11-26T04-52-33-${SID}.jsonl`);
     expect(res.stdout).toContain(`Restored transcript of session ${SID} to ${target}`);
-    expect(res.stdout).toContain(`codex resume ${SID}`);
+    expect(res.stdout).toContain(`codex resume -- ${SID}`);
     expect(readFileSync(target, 'utf8')).toBe(stored);
     // again: an existing dated rollout of the thread is the target (compared, not duplicated)
     expect(c.entire(['resume', 'main'], { env: { ...env, TZ: 'UTC' } }).stdout).toContain(`Transcript of session ${SID} is already at ${target}`);

@@ -13,6 +13,7 @@ import { analyzeClaudeFile, analyzeClaudeJsonl, claudeFilePosition, claudeTransc
 import { CLAUDE_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
 import { seedFlagValue } from '../seed-args.js';
+import { validAgentSessionId as agentSid } from '../../trust/ids.js';
 
 export const claudeCodeAgent: AgentAdapter = {
   key: 'claude-code',
@@ -48,8 +49,9 @@ export const claudeCodeAgent: AgentAdapter = {
   transcriptRoot: claudeTranscriptRoot,
   resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>
     chooseTranscriptPath(stdinPath, () => claudeTranscriptPath(repoRoot, sessionId), claudeTranscriptRoot(), refused),
-  restorePath: claudeTranscriptPath,
-  resumeArgv: (sessionId) => ['claude', '-r', sessionId],
+  restorePath: (repoRoot, sessionId) => claudeTranscriptPath(repoRoot, agentSid(sessionId)),
+  // `-r [value]`: `-r -- <id>` resumes no id (checked on 2.1.332: the picker); the checked form keeps the id a value
+  resumeArgv: (sessionId) => ['claude', '-r', agentSid(sessionId)],
   startArgv: (seed) => ['claude', seed],
   // `claude -r <sid> -p <prompt>` is its headless resume: the args are appended as they are
   startExecArgv: (seed, args) => ['claude', ...(seedFlagValue(args, ['-p', '--print'], seed) ?? [seed, ...args])],

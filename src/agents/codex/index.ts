@@ -14,6 +14,7 @@ import { analyzeCodexFile, codexFilePosition, codexTranscriptRoot, findRollout, 
 import { approveCodexHooks, codexTrustGaps } from './trust.js';
 import { CODEX_VERBS } from './verbs.js';
 import { seedLastArg } from '../seed-args.js';
+import { validAgentSessionId as agentSid } from '../../trust/ids.js';
 
 export const codexAgent: AgentAdapter = {
   key: 'codex',
@@ -55,12 +56,15 @@ export const codexAgent: AgentAdapter = {
   transcriptRoot: codexTranscriptRoot,
   resolveTranscriptPath: (_repoRoot, sessionId, stdinPath, refused) =>
     chooseTranscriptPath(stdinPath, () => findRollout(codexTranscriptRoot(), sessionId) ?? '', codexTranscriptRoot(), refused),
-  restorePath: codexRestorePath,
-  resumeArgv: (sessionId) => ['codex', 'resume', sessionId],
+  restorePath: (repoRoot, sessionId, content) => codexRestorePath(repoRoot, agentSid(sessionId), content),
+  // clap takes `--` before the positional id (`codex resume -- <id>`)
+  resumeArgv: (sessionId) => ['codex', 'resume', '--', agentSid(sessionId)],
   contextEvents: codexContextEvents,
   contextLineLocal: true,
   // `codex resume` is its TUI only (`stdin is not a terminal` otherwise): args make it headless
-  execResumeArgv: (sessionId, args) => (args.length === 0 ? ['codex', 'resume', sessionId] : ['codex', 'exec', 'resume', sessionId, ...args]),
+  // the headless form's args (flags, then the prompt) follow the id, so no `--` there: the checked form keeps the id a value
+  execResumeArgv: (sessionId, args) =>
+    args.length === 0 ? ['codex', 'resume', '--', agentSid(sessionId)] : ['codex', 'exec', 'resume', agentSid(sessionId), ...args],
   startArgv: (seed) => ['codex', seed],
   startExecArgv: (seed, args) => (args.length === 0 ? ['codex', seed] : ['codex', 'exec', ...seedLastArg(args, seed)]),
   // codex 0.169: `thread/resume failed: no rollout found for thread id <id>` on stderr, exit 1

@@ -4,14 +4,16 @@
  * leave that unsaid: `enable`, `status` and `doctor` report what is missing,
  * as Codex itself decides it (`codex app-server` `hooks/list`, ≤ 10 s), and
  * only `enable --approve-agent-hooks`, confirmed at a terminal, grants it —
- * by having Codex write its own `config.toml` (the project's trust and each
- * of our handlers' `trusted_hash`, nothing else).
+ * by having Codex write its own `config.toml`: each of our handlers'
+ * `trusted_hash` (a handler is ours only when its command is byte-for-byte
+ * ours), and the project's trust only after a question of its own, since a
+ * trusted project's `.codex/config.toml` is honoured too (issue 25, point 5).
  */
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tryLoadSettings } from '../settings-file.js';
 import { AppServer, type CodexHook } from './app-server.js';
-import { CODEX_HOOKS, CODEX_HOOKS_FILE, ourCodexVerb } from './hooks.js';
+import { CODEX_HOOKS, CODEX_HOOKS_FILE, codexCommand } from './hooks.js';
 
 const APPROVE = 'entire enable --agent codex --approve-agent-hooks';
 
@@ -26,12 +28,21 @@ function roots(repoRoot: string): string[] {
   return out;
 }
 
-/** Our handlers among those Codex lists (from this project's `.codex/hooks.json`). */
+/** Codex's `eventName` (`sessionStart`) of one of our events (`SessionStart`). */
+const eventNameOf = (event: string): string => event[0]!.toLowerCase() + event.slice(1);
+
+/**
+ * Our handlers among those Codex lists: in this project's `.codex/hooks.json`, with a command
+ * byte-for-byte one of ours under its own event. A handler Codex lists without a command, or
+ * with any other (a clone's `curl … | sh`, `entire hooks codex stop; sh x`), is never ours to
+ * approve (issue 25, point 5).
+ */
 function ours(hooks: CodexHook[], repoRoot: string): CodexHook[] {
   const files = new Set(roots(repoRoot).map((r) => join(r, CODEX_HOOKS_FILE)));
   return hooks.filter((h) => {
     const file = h.sourcePath ?? h.key.replace(/:[a-z_]+:\d+:\d+$/, '');
-    return files.has(file) && (h.command === undefined || ourCodexVerb(h.command) !== undefined);
+    if (!files.has(file) || h.command === undefined) return false;
+    return CODEX_HOOKS.some((x) => codexCommand(x.verb) === h.command && eventNameOf(x.event) === h.eventName);
   });
 }
 
@@ -74,11 +85,21 @@ export async function codexTrustGaps(repoRoot: string, env: NodeJS.ProcessEnv): 
   }
 }
 
+/** The question before Codex is told to trust the project: what that lets the clone do. */
+export function trustQuestion(root: string): string {
+  return (
+    `Codex runs no hook of ${root} until it trusts the project, and trusting it also makes Codex load ` +
+    `this clone's own .codex/ configuration (config.toml: MCP servers, other hooks, sandbox and approval settings). ` +
+    `Trust ${root} in Codex?`
+  );
+}
+
 /**
- * `enable --approve-agent-hooks`: trust the project and approve each of our
- * handlers at the hash Codex computes, through Codex's own config writer.
+ * `enable --approve-agent-hooks`: approve each of our handlers at the hash Codex computes,
+ * through Codex's own config writer. An untrusted project is trusted first only when `ask`
+ * (its own question, saying what trust grants) says yes.
  */
-export async function approveCodexHooks(repoRoot: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+export async function approveCodexHooks(repoRoot: string, env: NodeJS.ProcessEnv, ask: (question: string) => Promise<boolean>): Promise<string[]> {
   const root = resolve(repoRoot);
   const server = await AppServer.open(repoRoot, env);
   if (server === null) return ['! codex is not on PATH: nothing approved'];
@@ -86,6 +107,7 @@ export async function approveCodexHooks(repoRoot: string, env: NodeJS.ProcessEnv
     let listed = ours(await server.listHooks(root), repoRoot);
     const lines: string[] = [];
     if (listed.length === 0) {
+      if (!(await ask(trustQuestion(root)))) return [`Codex does not trust ${root}: nothing approved`, ...untrustedProjectLines(installedCount(repoRoot))];
       await server.upsertConfig([{ keyPath: 'projects', value: { [root]: { trust_level: 'trusted' } } }]);
       lines.push(`✓ Codex trusts ${root}`);
       listed = ours(await server.listHooks(root), repoRoot);

@@ -20,6 +20,7 @@ import { stageCopilotSubagent } from './subagents.js';
 import { COPILOT_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
 import { seedFlagValue } from '../seed-args.js';
+import { validAgentSessionId as agentSid } from '../../trust/ids.js';
 
 export const copilotCliAgent: AgentAdapter = {
   key: 'copilot-cli',
@@ -52,8 +53,8 @@ export const copilotCliAgent: AgentAdapter = {
   transcriptRoot: copilotTranscriptRoot,
   resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>
     chooseTranscriptPath(stdinPath, () => copilotTranscriptPath(repoRoot, sessionId), copilotTranscriptRoot(), refused),
-  restorePath: (repoRoot, sessionId) => copilotTranscriptPath(repoRoot, sessionId),
-  resumeArgv: (sessionId) => ['copilot', `--resume=${sessionId}`],
+  restorePath: (repoRoot, sessionId) => copilotTranscriptPath(repoRoot, agentSid(sessionId)),
+  resumeArgv: (sessionId) => ['copilot', `--resume=${agentSid(sessionId)}`],
   contextEvents: copilotContextEvents,
   contextLineLocal: true,
   startArgv: (seed) => ['copilot', '-i', seed],

@@ -10,6 +10,7 @@ import { cleanCursorPrompt } from './text.js';
 import { analyzeCursorFile, analyzeCursorJsonl, cursorFilePosition, cursorTranscriptPath, cursorTranscriptRoot } from './transcript.js';
 import { CURSOR_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
+import { validAgentSessionId as agentSid } from '../../trust/ids.js';
 
 /** Cursor's stop carries no answer and its transcript no end marker: the size must settle (v1 §6.2). */
 const SETTLE_MS = 500;
@@ -45,8 +46,8 @@ export const cursorAgent: AgentAdapter = {
   transcriptRoot: cursorTranscriptRoot,
   resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>
     chooseTranscriptPath(stdinPath, () => cursorTranscriptPath(repoRoot, sessionId), cursorTranscriptRoot(), refused),
-  restorePath: (repoRoot, sessionId) => cursorTranscriptPath(repoRoot, sessionId),
-  resumeArgv: (sessionId) => ['cursor-agent', '--resume', sessionId],
+  restorePath: (repoRoot, sessionId) => cursorTranscriptPath(repoRoot, agentSid(sessionId)),
+  resumeArgv: (sessionId) => ['cursor-agent', '--resume', agentSid(sessionId)],
   startArgv: (seed) => ['cursor-agent', seed],
   contextEvents: cursorContextEvents,
   contextLineLocal: true,

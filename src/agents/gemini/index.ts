@@ -20,6 +20,7 @@ import { geminiEnableNotes } from './trust.js';
 import { GEMINI_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
 import { seedFlagValue } from '../seed-args.js';
+import { validAgentSessionId as agentSid } from '../../trust/ids.js';
 
 export const geminiAgent: AgentAdapter = {
   key: 'gemini',
@@ -49,9 +50,10 @@ export const geminiAgent: AgentAdapter = {
   transcriptRoot: geminiTranscriptRoot,
   resolveTranscriptPath: (repoRoot, sessionId, stdinPath, refused) =>
     chooseTranscriptPath(stdinPath, () => findGeminiTranscript(repoRoot, sessionId), geminiTranscriptRoot(), refused),
-  restorePath: geminiRestorePath,
+  restorePath: (repoRoot, sessionId, content) => geminiRestorePath(repoRoot, agentSid(sessionId), content),
   prepareRestore: registerGeminiProject,
-  resumeArgv: (sessionId) => ['gemini', '--resume', sessionId],
+  // `--resume -- <id>` does not hand the id to --resume (checked on 0.61); the checked form keeps it a value
+  resumeArgv: (sessionId) => ['gemini', '--resume', agentSid(sessionId)],
   startArgv: (seed) => ['gemini', '-i', seed],
   // `-i` and `-p` exclude each other: headless, the seed goes into `-p`
   startExecArgv: (seed, args) => ['gemini', ...(seedFlagValue(args, ['-p', '--prompt'], seed) ?? ['-i', seed, ...args])],

@@ -23,6 +23,7 @@ import {
   openCodeTranscriptEntries,
 } from './transcript.js';
 import { OPENCODE_VERBS } from './verbs.js';
+import { validAgentSessionId as agentSid } from '../../trust/ids.js';
 
 /** Whether an `opencode` executable is on PATH (Entire needs it to read sessions). */
 function openCodeOnPath(env: NodeJS.ProcessEnv): boolean {
@@ -72,12 +73,14 @@ export const openCodeAgent: AgentAdapter = {
   refreshTranscript: refreshOpenCodeTranscript,
   // OpenCode names no transcript file: the staged export is the only one read
   resolveTranscriptPath: (repoRoot, sessionId) => stagedExportPath(repoRoot, sessionId),
-  restorePath: (repoRoot, sessionId) => stagedExportPath(repoRoot, sessionId),
+  restorePath: (repoRoot, sessionId) => stagedExportPath(repoRoot, agentSid(sessionId)),
   restoreSession: restoreOpenCodeSession,
-  resumeArgv: (sessionId) => ['opencode', '-s', sessionId],
+  // yargs, as Gemini: no `--` between `-s` and its value; the checked form keeps the id a value
+  resumeArgv: (sessionId) => ['opencode', '-s', agentSid(sessionId)],
   contextEvents: openCodeContextEvents,
   // `opencode -s` opens the TUI; its headless resume is the `run` command, args = its words and flags
-  execResumeArgv: (sessionId, args) => (args.length === 0 ? ['opencode', '-s', sessionId] : ['opencode', 'run', '--session', sessionId, ...args]),
+  execResumeArgv: (sessionId, args) =>
+    args.length === 0 ? ['opencode', '-s', agentSid(sessionId)] : ['opencode', 'run', '--session', agentSid(sessionId), ...args],
   startArgv: (seed) => ['opencode', '--prompt', seed],
   // `run` joins its words into the message: the seed as the first word puts it before the ask
   startExecArgv: (seed, args) => (args.length === 0 ? ['opencode', '--prompt', seed] : ['opencode', 'run', seed, ...args]),

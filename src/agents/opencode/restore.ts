@@ -9,10 +9,30 @@
 import { join } from 'node:path';
 import { EntireError } from '../../errors.js';
 import { confinedDir, writeFileIn } from '../../trust/confined.js';
+import { validAgentSessionId } from '../../trust/ids.js';
 import { deleteOpenCodeSession, exportOpenCodeSession, importOpenCodeSession, stagedExportName } from './cli.js';
 import { parseOpenCodeExport, type OpenCodeExport } from './transcript.js';
 
 const ids = (doc: OpenCodeExport): string => doc.messages.map((m) => String(m.info['id'] ?? '')).join('\n');
+
+/**
+ * Issue 25 (4): `opencode import` files the session under the document's `info.id` (messages and
+ * parts under that session, each part under the message its `messageID` names), whatever slot
+ * it came from. Consent and backup are asked for the slot's id, so a document naming any other
+ * session — `info.id`, a message's or a part's `sessionID` — or a part naming another message is
+ * refused: it would be imported over a session nobody was asked about. Null when it is the slot's.
+ */
+export function foreignExportIds(doc: OpenCodeExport, sessionId: string): string | null {
+  if (doc.info['id'] !== sessionId) return `its info.id is ${JSON.stringify(doc.info['id'] ?? null)}`;
+  for (const m of doc.messages) {
+    if (m.info['sessionID'] !== undefined && m.info['sessionID'] !== sessionId) return `a message names session ${JSON.stringify(m.info['sessionID'])}`;
+    for (const p of m.parts) {
+      if (p['sessionID'] !== undefined && p['sessionID'] !== sessionId) return `a part names session ${JSON.stringify(p['sessionID'])}`;
+      if (p['messageID'] !== undefined && p['messageID'] !== m.info['id']) return `a part names message ${JSON.stringify(p['messageID'])} from another message`;
+    }
+  }
+  return null;
+}
 
 export async function restoreOpenCodeSession(
   repoRoot: string,
@@ -20,9 +40,12 @@ export async function restoreOpenCodeSession(
   content: Buffer,
   consent: (question: string) => Promise<boolean>,
 ): Promise<{ status: 'restored' | 'same' | 'kept'; where: string; backup?: string }> {
+  validAgentSessionId(sessionId);
   const where = `OpenCode's sessions (opencode import)`;
   const stored = parseOpenCodeExport(content.toString('utf8'));
   if (stored === null) throw new EntireError('REFUSED', 'the stored transcript is not an OpenCode session document');
+  const foreign = foreignExportIds(stored, sessionId);
+  if (foreign !== null) throw new EntireError('REFUSED', `the stored OpenCode session is not session ${sessionId} (${foreign})`);
   const existing = await exportOpenCodeSession(repoRoot, sessionId);
   let backup: string | undefined;
   if ('bytes' in existing) {

@@ -102,7 +102,7 @@ export const codexDriver: AgentDriver = {
     return answer;
   },
 
-  resumeHint: (sessionId) => `codex resume ${sessionId}`,
+  resumeHint: (sessionId) => `codex resume -- ${sessionId}`,
   // SPEC-2 §C.1: a dated directory and name in local time, found by `codex exec resume <id>`
   restoreProblems(home, _projectRoot, sessionId, restoredPath) {
     const sessions = join(home, '.codex', 'sessions');
