@@ -35,10 +35,12 @@ export function parseReflogLine(line: string): ReflogEntry | null {
   return { old: m[1]!, next: m[2]!, ident: m[3]!, time: Number(m[4]), message: tab < 0 ? '' : line.slice(tab + 1) };
 }
 
-let cached: { path: string; size: number; mtimeMs: number; max: number; entries: ReflogEntry[] } | null = null;
-
-/** The last entries of HEAD's reflog (oldest first), from at most `maxBytes` of its end. */
-export function headReflogTail(gitDir: string, maxBytes = REFLOG_TAIL_BYTES): ReflogEntry[] {
+/**
+ * The last entries of HEAD's reflog (oldest first), from at most `maxBytes` of
+ * its end; with `wanted`, only entries whose new value is one of those ids (the
+ * other lines are not parsed: a hook asks about a few commits).
+ */
+export function headReflogTail(gitDir: string, maxBytes = REFLOG_TAIL_BYTES, wanted?: ReadonlySet<string>): ReflogEntry[] {
   const path = join(gitDir, 'logs', 'HEAD');
   let fd: number;
   try {
@@ -49,7 +51,6 @@ export function headReflogTail(gitDir: string, maxBytes = REFLOG_TAIL_BYTES): Re
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return [];
-    if (cached && cached.path === path && cached.size === st.size && cached.mtimeMs === st.mtimeMs && cached.max === maxBytes) return cached.entries;
     const start = Math.max(0, st.size - maxBytes);
     const buf = Buffer.alloc(st.size - start);
     let got = 0;
@@ -62,10 +63,15 @@ export function headReflogTail(gitDir: string, maxBytes = REFLOG_TAIL_BYTES): Re
     if (start > 0) lines.shift(); // the first line is cut
     const entries: ReflogEntry[] = [];
     for (const l of lines) {
-      const e = l === '' ? null : parseReflogLine(l);
+      if (l === '') continue;
+      if (wanted) {
+        const sp = l.indexOf(' ');
+        const end = sp < 0 ? -1 : l.indexOf(' ', sp + 1);
+        if (end < 0 || !wanted.has(l.slice(sp + 1, end))) continue;
+      }
+      const e = parseReflogLine(l);
       if (e) entries.push(e);
     }
-    cached = { path, size: st.size, mtimeMs: st.mtimeMs, max: maxBytes, entries };
     return entries;
   } catch {
     return [];

@@ -27,7 +27,7 @@ import { checkpointExists } from '../store/committed.js';
 import { generateCheckpointId } from '../checkpoint/id.js';
 import { checkpointIdsInFinalBlock } from '../checkpoint/trailers.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
-import { headReflogTail, type ReflogEntry } from '../git/reflog.js';
+import { headReflogTail, REFLOG_TAIL_BYTES, type ReflogEntry } from '../git/reflog.js';
 import { toRepoRelative } from '../agents/paths.js';
 import { changedBetween, differingFromCommit } from './head-diff.js';
 import { condenseSession } from './condense.js';
@@ -120,8 +120,7 @@ export async function unlinkedCommits(ctx: HookContext, state: SessionState, can
   const started = Math.floor(Date.parse(state.started_at) / 1000);
   const from = Number.isFinite(started) ? started - TIME_SLACK_S : 0;
   const to = Math.floor(ctx.now().getTime() / 1000) + TIME_SLACK_S;
-  let reflog: readonly ReflogEntry[] | null = null;
-  const local: typeof chain = [];
+  const unresolved: typeof chain = [];
   for (const c of chain.reverse()) {
     // a trailer is ours to resolve (pending work, a stale intent, doctor's dangling-trailer), never to replace
     let resolves = checkpointIdsInFinalBlock(c.message).length > 0;
@@ -131,11 +130,15 @@ export async function unlinkedCommits(ctx: HookContext, state: SessionState, can
         break;
       }
     }
-    if (resolves) continue;
-    reflog ??= headReflogTail(ctx.repo.gitDir);
-    if (enteredByLocalCommit(reflog, c.sha, c.committer, from, to)) local.push(c);
-    else ctx.log.debug('not linking a commit without hooks: no local commit in the reflog', { session_id: state.session_id, details: { commit: c.sha } });
+    if (!resolves) unresolved.push(c);
   }
+  if (unresolved.length === 0) return [];
+  const reflog = headReflogTail(ctx.repo.gitDir, REFLOG_TAIL_BYTES, new Set(unresolved.map((c) => c.sha)));
+  const local = unresolved.filter((c) => {
+    if (enteredByLocalCommit(reflog, c.sha, c.committer, from, to)) return true;
+    ctx.log.debug('not linking a commit without hooks: no local commit in the reflog', { session_id: state.session_id, details: { commit: c.sha } });
+    return false;
+  });
   if (local.length === 0) return [];
   const paths = typeof candidates === 'function' ? await candidates() : candidates;
   if (paths.length === 0) return [];

@@ -60,6 +60,8 @@ describe('HEAD reflog tail', () => {
     expect(entries.length).toBeLessThan(readFileSync(file, 'utf8').split('\n').length - 1);
     expect(entries.length).toBeGreaterThan(1000);
     expect(entries.at(-1)!.message).toBe('commit: the newest');
+    // asked about a few commits, only their entries are parsed and returned
+    expect(headReflogTail(join(r.dir, '.git'), 256 * 1024, new Set([A])).map((e) => e.message)).toEqual(['commit: the newest']);
     expect(headReflogTail(join(r.dir, 'no-such-dir'))).toEqual([]);
   });
 });
