@@ -784,11 +784,12 @@ class Doctor {
   private async scanUnlinked(states: LoadedState[]): Promise<void> {
     const { ctx } = this;
     if (!ctx.head) return;
-    const { unlinkedCommits, linkHooklessCommits } = await import('../strategy/hookless-commits.js');
+    const { unlinkedCommits, linkHooklessCommits, sessionCandidates } = await import('../strategy/hookless-commits.js');
     const reported = new Set<string>();
     for (const { state: s } of states) {
       if (!inThisWorktree(s, this.repo) || !s.base_commit || s.base_commit === ctx.head) continue;
-      const found = await unlinkedCommits(ctx, s, s.files_touched ?? []).catch(() => []);
+      // files_touched, and the live turn's edits from its transcript (issue 25, point 8)
+      const found = await unlinkedCommits(ctx, s, sessionCandidates(ctx, s)).catch(() => []);
       if (found.length === 0) continue;
       const sid = s.session_id;
       let repaired: Promise<SessionState | null> | null = null;

@@ -53,6 +53,8 @@ export const PROMPTS = {
   task: 'ETIER-TASK create task.txt and commit it',
   taskContinue: 'ETIER-TASKCONT continue the task and say what was done before',
   taskFresh: 'ETIER-TASKFRESH continue the task from the context you were given',
+  // issue 25, point 8: a commit made without hooks, then one with hooks, in one turn
+  hooklessThenHooked: 'ETIER-HOOKLESS commit a.go, then b.go with the hooks on',
 } as const;
 
 type Step = Action | ((c: Conversation) => Action);
@@ -91,6 +93,15 @@ const SCRIPTS: Record<string, Step[]> = {
   // the fallback's new thread: answers whether the Execution Register came with the ask
   TASKFRESH: [
     (c) => ({ kind: 'text', text: conversationHas(c, '## Execution Register') ? 'Fresh start (register present).' : 'Fresh start (register missing).' }),
+  ],
+  // the agent's shell commits a.go as it does (Gemini CLI: hooks off), then b.go with the
+  // repository's hooks on: b.go's post-commit must link a.go's commit too (issue 25, point 8)
+  HOOKLESS: [
+    { kind: 'write', path: 'a.go', content: 'package a\n' },
+    { kind: 'shell', command: 'git add a.go && git commit -m "Add a.go"', description: 'Commit a.go' },
+    { kind: 'write', path: 'b.go', content: 'package b\n' },
+    { kind: 'shell', command: 'git add b.go && git -c core.hooksPath=.git/hooks commit -m "Add b.go"', description: 'Commit b.go with the hooks on' },
+    { kind: 'text', text: 'Done: a.go and b.go are committed.' },
   ],
   FG: [
     { kind: 'task', description: 'Write fg.txt', prompt: 'ETIER-SUBFG write fg.txt with one line', background: false },
