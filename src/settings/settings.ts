@@ -239,6 +239,8 @@ export type SettingsPatch = {
   strategy_options?: Record<string, unknown> | undefined;
   telemetry?: boolean | null | undefined;
   context_on_start?: boolean | undefined;
+  /** SPEC-3 §A.5's block, written whole (`enable --checkpoint-backend`). */
+  checkpoints?: unknown;
 };
 
 /** The bytes `saveSettings` would write for `patch` over `raw` (pure). */
