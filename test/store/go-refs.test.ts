@@ -246,3 +246,30 @@ describe('SPEC-3 V6: a leftover policy ref changes nothing', () => {
     expect(st.stderr).toBe('');
   });
 });
+
+describe('SPEC-3 §A.4: a teammate\'s checkpoint that is not local', () => {
+  it('explain --commit fetches that one ref from origin; with origin gone it is "not available"', () => {
+    const remote = goRepo();
+    const id = ulid(20);
+    const other = ulid(21);
+    writeGoCheckpoint(remote, { id, sessions: [session({ sessionId: 'teammate-session' })] });
+    writeGoCheckpoint(remote, { id: other, sessions: [session({ sessionId: 'unfetched' })] });
+    commitLinking(remote, 'teammate change', [id]);
+    const sha = commitLinking(remote, 'second change', [other]);
+    const clone = join(remote.dir, '..', 'clone');
+    remote.git(['clone', '-q', remote.dir, clone]);
+    const r: TempRepo = { ...remote, dir: clone, entire: (args, opts = {}) => remote.entire(args, { ...opts, cwd: clone }), git: (args, opts = {}) => remote.git(args, { ...opts, cwd: clone }) };
+    expect(r.git(['for-each-ref', 'refs/entire/']).trim()).toBe('');
+
+    const res = r.entire(['explain', '--commit', `${sha}~1`, '--short']);
+    expect(res.status, res.stderr).toBe(0);
+    expect(res.stdout).toContain(id);
+    expect(r.git(['for-each-ref', '--format=%(refname)', 'refs/entire/']).trim()).toBe(goRef(id));
+
+    r.git(['remote', 'set-url', 'origin', join(clone, '..', 'gone')]);
+    const gone = r.entire(['explain', '--commit', sha]);
+    expect(gone.status).not.toBe(0);
+    expect(gone.stderr).toContain(`checkpoint ${other} is not available`);
+    expect(gone.stderr).not.toContain('not found');
+  });
+});
