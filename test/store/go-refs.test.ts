@@ -114,6 +114,9 @@ describe('SPEC-3 V1: a repository written only by the Go refs backend', () => {
     expect(restored, res.stdout + res.stderr).toBeDefined();
     expect(restored!.startsWith(join(r.home, '.claude', 'projects'))).toBe(true);
     expect(readFileSync(restored!, 'utf8')).toBe(sample.transcript);
+    const byId = r.entire(['resume', '--checkpoint', id, '--list', '--json']);
+    expect(byId.status, byId.stderr).toBe(0);
+    expect(byId.stdout).toContain(SID);
   });
 
   it('status does not warn about the checkpoints settings key; doctor finds no dangling trailer', () => {
