@@ -95,6 +95,21 @@ describe('SPEC-3 §A.4: the routing store', () => {
     });
   });
 
+  it("a hostile ref's tree meets the v1 layout rules (SPEC-2 §A.7): a symlinked transcript and a stray name are not read", async () => {
+    const r = makeRepo();
+    const u = ulid(30);
+    const blob = (c: string) => r.git(['hash-object', '-w', '--stdin'], { input: c }).trim();
+    const md = blob(JSON.stringify({ checkpoint_id: u, session_id: 'evil', strategy: 'manual-commit', created_at: '', checkpoints_count: 1, files_touched: null }));
+    const slot = r.git(['mktree'], { input: `100644 blob ${md}\tmetadata.json\n120000 blob ${blob('/etc/passwd')}\tfull.jsonl\n100644 blob ${blob('x')}\t..evil\n` }).trim();
+    const root = r.git(['mktree'], { input: `040000 tree ${slot}\t0\n` }).trim();
+    r.git(['update-ref', goRef(u), r.git(['commit-tree', root], { input: 'Checkpoint: x' }).trim()]);
+    await inRepo(r, async (repo) => {
+      const v = await readCheckpoint(repo, u);
+      expect(v?.sessions.map((x) => x.metadata.session_id)).toEqual(['evil']);
+      expect(v?.sessions[0]?.files).toEqual(['metadata.json']);
+    });
+  });
+
   it('"is this id taken?" (prepare-commit-msg, the hook-less-commit check) starts no git process', async () => {
     const r = makeRepo();
     const u = ulid(13);
