@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'INVALID_SESSION_ID'
   | 'INVALID_SLOT'
   | 'CHECKPOINT_NOT_FOUND'
+  /** SPEC-3 §A.4: not local, and fetching it failed (not the same as "not found"). */
+  | 'CHECKPOINT_UNAVAILABLE'
   | 'SESSION_NOT_FOUND'
   | 'CONTEXT_NOT_FOUND'
   | 'CORRUPT_METADATA'

@@ -2,9 +2,12 @@
  * SPEC §2.2: commit-message trailers. Hooks look only at the final trailer
  * block, so an ID quoted in a squash message body is never reused.
  */
+import { CHECKPOINT_ID_PATTERN } from '../trust/ids.js';
+
 export const CHECKPOINT_TRAILER = 'Entire-Checkpoint';
 const TRAILER_LINE_RE = /^[A-Za-z0-9][A-Za-z0-9-]*:[ \t]*\S/;
-const CHECKPOINT_LINE_RE = /^Entire-Checkpoint:[ \t]*([0-9a-f]{12})[ \t]*$/;
+/** Either id kind (SPEC-3 §A.1): a squash commit may carry both. */
+const CHECKPOINT_LINE_RE = new RegExp(`^Entire-Checkpoint:[ \\t]*(${CHECKPOINT_ID_PATTERN})[ \\t]*$`);
 const CHECKPOINT_LINE_LOOSE_RE = /^Entire-Checkpoint:/i;
 
 // String operations rather than regular expressions: each distinct one costs a

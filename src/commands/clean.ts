@@ -29,7 +29,7 @@ import { encodeJson } from '../checkpoint/json.js';
 import { METADATA_REF, SHADOW_BRANCH_RE, shadowBranchName } from '../checkpoint/shadow.js';
 import { allCheckpointIds } from '../checkpoint/trailers.js';
 import { isCheckpointId } from '../checkpoint/id.js';
-import { checkpointExists } from '../store/committed.js';
+import { checkpointExists } from '../store/routing.js';
 import { listStates, deleteState, loadState, readPendingSideFiles } from '../session/store.js';
 import { withSessionLock, inspectLock, isPidAlive, LOCK_STALE_MS } from '../session/lock.js';
 import { isPrunable, pruneSessions } from '../session/prune.js';

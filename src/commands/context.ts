@@ -4,7 +4,7 @@
  * or of a checkpoint's slots, or of a commit's checkpoints. Never the prompts. Read-only.
  */
 import { openRepo, revParse, type Repo } from '../git/repo.js';
-import { readCheckpoint } from '../store/committed.js';
+import { readCheckpoint } from '../store/routing.js';
 import { allCheckpointIds } from '../checkpoint/trailers.js';
 import { isCheckpointId } from '../trust/ids.js';
 import { sessionsForWorktree } from '../session/index.js';

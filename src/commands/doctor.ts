@@ -13,6 +13,7 @@ import { openRepo, headCommit, currentBranch, type Repo } from '../git/repo.js';
 import { runGit } from '../git/exec.js';
 import { listRefs, readRef, updateRefs } from '../git/refs.js';
 import { loadSettings, isEnabled, type LoadedSettings } from '../settings/settings.js';
+import { checkpointsSettingError } from '../settings/checkpoints.js';
 import { createLogger } from '../log.js';
 import type { HookContext } from '../strategy/context.js';
 import { listStates, updateState, readPendingSideFiles, findStaleSessionFiles, type LoadedState } from '../session/store.js';
@@ -21,7 +22,7 @@ import { inspectLock } from '../session/lock.js';
 import { safeUnlink } from '../session/paths.js';
 import { hasPendingWork, type PendingCondensation, type SessionState } from '../session/state.js';
 import { transition, applyBookkeeping, IDLE_WARN_MS } from '../session/phase.js';
-import { checkpointExists } from '../store/committed.js';
+import { checkpointExists } from '../store/routing.js';
 import { metadataTipForRead, refTarget } from '../store/branch.js';
 import { readCommit } from '../store/tree.js';
 import { parseTree } from '../git/objects.js';
@@ -43,7 +44,8 @@ import {
   type RefProblem,
 } from '../store/recover.js';
 import { allCheckpointIds } from '../checkpoint/trailers.js';
-import { shardPath } from '../checkpoint/id.js';
+import { checkpointRef, isHexCheckpointId, isUlidCheckpointId, shardPath } from '../checkpoint/id.js';
+import { refsStore } from '../store/refs-store.js';
 import { METADATA_REF, METADATA_REMOTE_REF, SHADOW_BRANCH_RE, parseShadowBranch, shadowBranchName, worktreeHash } from '../checkpoint/shadow.js';
 import { adapterFor, readableTranscript } from '../strategy/transcript.js';
 import { toRepoRelative } from '../agents/paths.js';
@@ -815,7 +817,9 @@ class Doctor {
     // with a broken metadata ref, what counts is what the restored branch will hold
     const sources = plan ? [plan.base, ...plan.merges].filter((x): x is Source => x !== null).map((x) => x.oid) : [];
     const exists = async (id: string): Promise<boolean> => {
-      if (!plan) return checkpointExists(repo, id);
+      // a checkpoint ref is outside the plan (SPEC-3 §A.4: a ULID lives in refs only; a hex ref wins)
+      if (!plan || !isHexCheckpointId(id)) return checkpointExists(repo, id);
+      if (await refsStore.has(repo, id)) return true;
       for (const src of sources) {
         const o = await repo.objects.read(`${src}:${shardPath(id)}`).catch(() => null);
         if (o && o.type === 'tree') return true;
@@ -828,7 +832,8 @@ class Doctor {
         if (seen.has(id)) continue;
         seen.add(id);
         if (await exists(id)) {
-          if (plan) await this.lostSlots(states, sources, id, c.sha, c.parent);
+          // slots lost with the branch: only a checkpoint the branch holds (not a ref's)
+          if (plan && isHexCheckpointId(id) && !(await refsStore.has(repo, id))) await this.lostSlots(states, sources, id, c.sha, c.parent);
           continue;
         }
         const owner = this.pendingOwner(states, id);
@@ -847,7 +852,9 @@ class Doctor {
         } else {
           detail = owner
             ? `Entire-Checkpoint ${id} has no checkpoint yet; session ${short(owner)} holds its pending condensation`
-            : `Entire-Checkpoint ${id} has no checkpoint; ${hasBranch ? 'no pending work can write it' : 'there is no entire/checkpoints/v1 branch (fetch it from the remote?)'}`;
+            : isUlidCheckpointId(id)
+              ? `Entire-Checkpoint ${id} has no checkpoint: there is no ref ${checkpointRef(id)} (fetch it from the remote?)`
+              : `Entire-Checkpoint ${id} has no checkpoint; ${hasBranch ? 'no pending work can write it' : 'there is no entire/checkpoints/v1 branch (fetch it from the remote?)'}`;
         }
         // fixed only from a pending entry: the one found now, or one a recovered intent records
         const repair = async (): Promise<RepairOutcome> => {
@@ -1121,6 +1128,8 @@ export async function runDoctor(
   try {
     const settings = loadSettings(repo.root);
     for (const w of settings.warnings) io.err(w);
+    const broken = checkpointsSettingError(settings.settings);
+    if (broken) io.err(broken);
     const ctx = await contextFor(repo, settings);
     const doctor = new Doctor(ctx);
     await doctor.scan();

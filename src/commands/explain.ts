@@ -15,7 +15,7 @@ import { openRepo, headCommit, currentBranch, revParse, type Repo } from '../git
 import { runGit } from '../git/exec.js';
 import { allCheckpointIds } from '../checkpoint/trailers.js';
 import { linkedIds } from '../links/commit-ids.js';
-import { shardPath } from '../checkpoint/id.js';
+import { isCheckpointId, isHexCheckpointId, isUlidCheckpointId } from '../checkpoint/id.js';
 import { agentForStoredData, recognizeTranscript } from '../agents/registry.js';
 import { decodePromptFile, collapsePrompt } from '../checkpoint/prompts.js';
 import { addUsage, type TokenUsage } from '../checkpoint/metadata.js';
@@ -28,7 +28,7 @@ import {
   type CheckpointView,
   type CommittedSessionView,
   type SessionContent,
-} from '../store/committed.js';
+} from '../store/routing.js';
 import { encodeJson } from '../checkpoint/json.js';
 import { formatCount, type Io } from './common.js';
 import { renderTranscript } from './render-transcript.js';
@@ -394,9 +394,9 @@ async function explainCommit(repo: Repo, rev: string, opts: ExplainOptions, io: 
     else missing.push(id);
   }
   if (ids.length > 0 && loaded.length === 0 && corrupt === 0) {
-    throw new EntireError('CHECKPOINT_NOT_FOUND', `checkpoint ${missing.join(', ')} linked by commit ${sha.slice(0, 7)} not found on entire/checkpoints/v1`);
+    throw new EntireError('CHECKPOINT_NOT_FOUND', `checkpoint ${missing.join(', ')} linked by commit ${sha.slice(0, 7)} not found (neither a checkpoint ref nor on entire/checkpoints/v1)`);
   }
-  for (const id of missing) io.err(`[entire] Warning: checkpoint ${id} linked by commit ${sha.slice(0, 7)} not found on entire/checkpoints/v1`);
+  for (const id of missing) io.err(`[entire] Warning: checkpoint ${id} linked by commit ${sha.slice(0, 7)} not found (neither a checkpoint ref nor on entire/checkpoints/v1)`);
 
   if (opts.rawTranscript) {
     if (loaded.length !== 1) {
@@ -436,17 +436,29 @@ async function explainCommit(repo: Repo, rev: string, opts: ExplainOptions, io: 
 
 // ------------------------------------------------------------------ --checkpoint
 
-/** Full ID from an ID or a unique prefix; errors name the problem in one line. */
+/** A hex id's prefix (any case, as before ULIDs) or a ULID's prefix (upper case only: SPEC-3 §A.1). */
+const HEX_PREFIX = /^[0-9a-f]{1,12}$/;
+const ULID_PREFIX = /^[0-7][0-9A-HJKMNP-TV-Z]{0,25}$/;
+
+/** Full ID (12 hex or a ULID, SPEC-3 §A.1) from an ID or a unique prefix; errors name the problem in one line. */
 export async function resolveCheckpointId(repo: Repo, q: string): Promise<string> {
-  const id = q.trim().toLowerCase();
-  if (!/^[0-9a-f]{1,12}$/.test(id)) {
-    throw new EntireError('INVALID_CHECKPOINT_ID', `invalid checkpoint id "${q}" (expected up to 12 hex characters)`);
+  const raw = q.trim();
+  const hex = raw.toLowerCase();
+  const asHex = HEX_PREFIX.test(hex);
+  const asUlid = ULID_PREFIX.test(raw);
+  if (!asHex && !asUlid) {
+    throw new EntireError('INVALID_CHECKPOINT_ID', `invalid checkpoint id "${q}" (expected 12 hex characters, a 26-character ULID, or a unique prefix of one)`);
   }
-  if (id.length === 12) {
-    if (await checkpointExists(repo, id)) return id;
+  const full = isUlidCheckpointId(raw) ? raw : isHexCheckpointId(hex) ? hex : null;
+  if (full !== null) {
+    // not local: the routing store fetches it when it can (SPEC-3 §A.4)
+    if ((await checkpointExists(repo, full)) || (await readCheckpoint(repo, full))) return full;
     throw new EntireError('CHECKPOINT_NOT_FOUND', `checkpoint not found: ${q}`);
   }
-  const matches = (await listCheckpoints(repo)).map((c) => c.checkpointId).filter((c) => c.startsWith(id)).sort();
+  const matches = (await listCheckpoints(repo))
+    .map((c) => c.checkpointId)
+    .filter((c) => isCheckpointId(c) && ((asHex && isHexCheckpointId(c) && c.startsWith(hex)) || (asUlid && isUlidCheckpointId(c) && c.startsWith(raw))))
+    .sort();
   if (matches.length === 1) return matches[0]!;
   if (matches.length === 0) throw new EntireError('CHECKPOINT_NOT_FOUND', `checkpoint not found: ${q}`);
   const shown = matches.slice(0, 5).join(', ') + (matches.length > 5 ? ', …' : '');

@@ -13,7 +13,7 @@ import { openRepo, revParse, type Repo } from '../git/repo.js';
 import { childProcess } from '../builtins.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { agentByDisplayName, getAgent, DEFAULT_AGENT } from '../agents/registry.js';
-import { readSessionContent } from '../store/committed.js';
+import { readSessionContent } from '../store/routing.js';
 import { linkedIds } from '../links/commit-ids.js';
 import { isCheckpointId, isTaskId } from '../trust/ids.js';
 import { shellCommand } from '../trust/terminal.js';

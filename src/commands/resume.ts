@@ -6,7 +6,7 @@
  */
 import { openRepo, currentBranch, type Repo } from '../git/repo.js';
 import { runGit } from '../git/exec.js';
-import { readCheckpoint, readSessionContent, type CheckpointView } from '../store/committed.js';
+import { readCheckpoint, readSessionContent, type CheckpointView } from '../store/routing.js';
 import { linkedIds } from '../links/commit-ids.js';
 import { sessionIdProblem } from '../trust/ids.js';
 import { adapterForAgentName, resumeCommandLine, restoreLine, restoreSessionTranscript } from './restore.js';

@@ -17,7 +17,7 @@ import { identTime } from '../git/objects.js';
 import { workTreeStatus } from '../git/status.js';
 import { readCommit, readBlob } from '../store/tree.js';
 import { readShadowTranscript } from '../store/shadow.js';
-import { readCheckpoint, readSessionContent } from '../store/committed.js';
+import { readCheckpoint, readSessionContent } from '../store/routing.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
 import { linkedIds } from '../links/commit-ids.js';
 import { parseTrailerValues } from '../checkpoint/messages.js';

@@ -10,6 +10,7 @@ import { openRepo, currentBranch, type Repo } from '../git/repo.js';
 import { readRef } from '../git/refs.js';
 import { encodeJson } from '../checkpoint/json.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
+import { checkpointsSettingError } from '../settings/checkpoints.js';
 import { loadSettings, isEnabled, strategyWarning, DEFAULT_STRATEGY, type SettingsFile } from '../settings/settings.js';
 import { hookStates, type GitHookName, type HookState } from '../install/git-hooks.js';
 import { listStates } from '../session/store.js';
@@ -118,6 +119,8 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
   for (const w of loaded.warnings) io.err(w);
   const warn = loaded.configured ? strategyWarning(loaded.settings) : null;
   if (warn) io.err(warn);
+  const broken = checkpointsSettingError(loaded.settings);
+  if (broken) io.err(broken);
   const enabled = isEnabled(loaded);
   const hooks = hookStates({ hooksDir: repo.hooksDir, root: repo.root });
   const { sessions, corrupt } = worktreeSessions(repo);

@@ -6,7 +6,7 @@
  */
 import type { Repo } from '../git/repo.js';
 import { listStates } from '../session/store.js';
-import { readCheckpoint } from '../store/committed.js';
+import { readCheckpoint } from '../store/routing.js';
 import { linkedIds } from '../links/commit-ids.js';
 import { isCheckpointId, isTaskId, sessionIdProblem } from '../trust/ids.js';
 import { firstParentCommits } from './doctor.js';

@@ -5,7 +5,7 @@
  */
 import type { Repo } from '../git/repo.js';
 import type { SessionState } from '../session/state.js';
-import { readSessionContent } from '../store/committed.js';
+import { readSessionContent } from '../store/routing.js';
 import { agentByDisplayName, agentForStoredData, getAgent, DEFAULT_AGENT } from '../agents/registry.js';
 import { readTranscriptFile, transcriptPathProblem } from '../trust/transcript-file.js';
 import { contextLayers, type Layers } from './layers.js';

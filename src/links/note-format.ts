@@ -4,10 +4,10 @@
  * not exactly that form with a valid id (§A.2) is ignored, so git's
  * `concatenate` rewrite mode (blank line between two notes) reads fine too.
  */
-import { isCheckpointId } from '../trust/ids.js';
+import { CHECKPOINT_ID_PATTERN, isCheckpointId } from '../trust/ids.js';
 import { CHECKPOINT_TRAILER } from '../checkpoint/trailers.js';
 
-const LINE = new RegExp(`^${CHECKPOINT_TRAILER}:[ \\t]*([0-9a-f]{12})[ \\t]*$`);
+const LINE = new RegExp(`^${CHECKPOINT_TRAILER}:[ \\t]*(${CHECKPOINT_ID_PATTERN})[ \\t]*$`);
 
 /** The checkpoint ids a note lists, in order of first appearance. */
 export function parseNoteIds(text: string): string[] {

@@ -9,7 +9,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HookContext } from '../strategy/context.js';
 import { readCommit } from '../store/tree.js';
-import { checkpointExists } from '../store/committed.js';
+import { checkpointExists } from '../store/routing.js';
 import { isCheckpointId } from '../trust/ids.js';
 import { writeFileIn } from '../trust/confined.js';
 import { linkedIds } from './commit-ids.js';

@@ -21,7 +21,7 @@ export const SETTINGS_FILE = 'settings.json';
 export const LOCAL_SETTINGS_FILE = 'settings.local.json';
 
 /** Known keys, in the order new keys are appended. */
-export const SETTINGS_KEYS = ['strategy', 'enabled', 'local_dev', 'log_level', 'strategy_options', 'telemetry', 'context_on_start'] as const;
+export const SETTINGS_KEYS = ['strategy', 'enabled', 'local_dev', 'log_level', 'strategy_options', 'telemetry', 'context_on_start', 'checkpoints'] as const;
 export type SettingsKey = (typeof SETTINGS_KEYS)[number];
 
 export const DEFAULT_STRATEGY = 'manual-commit';
@@ -41,6 +41,12 @@ export interface EntireSettings {
   telemetry?: boolean | null;
   /** SPEC-2 §F.6: hand a new agent session the branch's latest layered context (default false). */
   context_on_start?: boolean;
+  /**
+   * SPEC-3 §A.5 `{"primary":{"type":"git-branch"|"git-refs"}}`, kept as read:
+   * `settings/checkpoints.ts` validates it, so a broken block is reported by
+   * status and doctor instead of failing every hook (hooks fall back to the branch).
+   */
+  checkpoints?: unknown;
 }
 
 export interface SettingsFile {
@@ -75,6 +81,7 @@ function buildSettingsSchema() {
     strategy_options: z.nullish(z.record(z.string(), z.unknown())),
     telemetry: z.nullish(z.boolean()),
     context_on_start: z.nullish(z.boolean()),
+    checkpoints: z.optional(z.unknown()),
   });
 }
 export const SettingsSchema = (): ReturnType<typeof buildSettingsSchema> => (settingsSchema ??= buildSettingsSchema());
@@ -86,6 +93,7 @@ export const settingsShape = shape.looseObject({
   strategy_options: shape.nullish(shape.recordOf(shape.unknown)),
   telemetry: shape.nullish(shape.bool),
   context_on_start: shape.nullish(shape.bool),
+  checkpoints: shape.unknown,
 });
 
 const KNOWN: ReadonlySet<string> = new Set(SETTINGS_KEYS);
@@ -140,6 +148,7 @@ function toSettings(raw: Record<string, unknown>, path: string): EntireSettings 
   if (v.strategy_options !== undefined && v.strategy_options !== null) s.strategy_options = { ...v.strategy_options };
   if (v.telemetry !== undefined) s.telemetry = v.telemetry;
   if (v.context_on_start !== undefined && v.context_on_start !== null) s.context_on_start = v.context_on_start;
+  if (v.checkpoints !== undefined) s.checkpoints = v.checkpoints;
   return s;
 }
 
@@ -178,6 +187,8 @@ export function mergeSettings(project: EntireSettings | null, local: EntireSetti
   if (local.telemetry !== undefined) out.telemetry = local.telemetry;
   if (local.context_on_start !== undefined) out.context_on_start = local.context_on_start;
   if (local.strategy_options) out.strategy_options = { ...(out.strategy_options ?? {}), ...local.strategy_options };
+  // SPEC-3 §A.5: the local file's block replaces the project's wholesale
+  if (local.checkpoints !== undefined) out.checkpoints = local.checkpoints;
   return out;
 }
 
@@ -228,6 +239,8 @@ export type SettingsPatch = {
   strategy_options?: Record<string, unknown> | undefined;
   telemetry?: boolean | null | undefined;
   context_on_start?: boolean | undefined;
+  /** SPEC-3 §A.5's block, written whole (`enable --checkpoint-backend`). */
+  checkpoints?: unknown;
 };
 
 /** The bytes `saveSettings` would write for `patch` over `raw` (pure). */

@@ -8,7 +8,7 @@ import { mark } from '../timing.js';
 import type { Repo } from '../git/repo.js';
 import { blobOid } from '../git/objects.js';
 import type { TreeChange } from '../git/fastimport.js';
-import { assertCheckpointId, isCheckpointId, shardPath } from '../checkpoint/id.js';
+import { assertCheckpointId, isHexCheckpointId, shardPath } from '../checkpoint/id.js';
 import { METADATA_REF } from '../checkpoint/shadow.js';
 import { metadataSources, readerSources, sourceRefs, type MetadataSource } from './sources.js';
 import { slotStrictlyExtends } from '../sync/merge.js';
@@ -118,6 +118,7 @@ async function redactedPrompts(prompts: string[], already = false): Promise<stri
 // ------------------------------------------------------------------ reading tree state
 
 interface CheckpointDir {
+  /** The checkpoint's directory in the source's tree: v1's `<id[:2]>/<id[2:]>`, `''` for a ref's root (SPEC-3 §A.2). */
   shard: string;
   /** The checkpoint directory's entries the layout accepts (SPEC-2 §A.7). */
   entries: TreeEntry[];
@@ -129,16 +130,31 @@ interface CheckpointDir {
   slotOids: Map<number, string>;
 }
 
-function parseJson(buf: Buffer, path: string): unknown {
+function parseJson(buf: Buffer, path: string, where: string): unknown {
   try {
     return JSON.parse(buf.toString('utf8'));
   } catch (e) {
-    throw new EntireError('CORRUPT_METADATA', `corrupt metadata.json at ${path} on entire/checkpoints/v1`, { cause: e, detail: { path } });
+    throw new EntireError('CORRUPT_METADATA', `corrupt metadata.json at ${path} on ${where}`, { cause: e, detail: { path } });
   }
 }
 
-async function loadCheckpointDir(repo: Repo, commit: string, id: string): Promise<CheckpointDir | null> {
-  const shard = shardPath(id);
+/** `base/name`, or `name` at a tree's root. */
+function under(base: string, name: string): string {
+  return base === '' ? name : `${base}/${name}`;
+}
+
+/** Where a checkpoint's directory is read from: `shard` '' = a ref's root tree (refs-v1), else v1's shard path. */
+function describe(shard: string, id: string): string {
+  return shard === '' ? `refs/entire/checkpoints/${id.slice(-2)}/${id}` : 'entire/checkpoints/v1';
+}
+
+/**
+ * A checkpoint directory at `base` in `commit` (v1: `<id[:2]>/<id[2:]>`, the
+ * default; refs-v1: `''`, the ref's root tree). The codec is the same for both.
+ */
+async function loadCheckpointDir(repo: Repo, commit: string, id: string, base?: string): Promise<CheckpointDir | null> {
+  const shard = base ?? shardPath(id);
+  const where = describe(shard, id);
   const all = await readDir(repo, commit, shard);
   if (!all) return null;
   // whatever the branch holds (a teammate's data too), only the §2.3 layout is read (SPEC-2 §A.7)
@@ -147,7 +163,7 @@ async function loadCheckpointDir(repo: Repo, commit: string, id: string): Promis
   let root: RootMetadata | null = null;
   if (rootBlob) {
     const data = await repo.objects.read(rootBlob.oid);
-    if (data) root = decodeRootMetadata(parseJson(data.data, `${shard}/metadata.json`), id);
+    if (data) root = decodeRootMetadata(parseJson(data.data, under(shard, 'metadata.json'), where), id);
   }
   const numeric = subdirs(entries).sort((a, b) => Number(a.name) - Number(b.name));
   const skipped: string[] = [];
@@ -159,7 +175,7 @@ async function loadCheckpointDir(repo: Repo, commit: string, id: string): Promis
       if (!mdEntry) return null;
       const md = await repo.objects.read(mdEntry.oid);
       if (!md) return null;
-      const raw = parseJson(md.data, `${shard}/${e.name}/metadata.json`);
+      const raw = parseJson(md.data, under(shard, `${e.name}/metadata.json`), where);
       if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
         skipped.push(`slot ${e.name}: metadata.json is not an object`);
         return null;
@@ -347,19 +363,23 @@ export interface CheckpointView {
  */
 async function sessionsOf(repo: Repo, commit: string, id: string, dir: CheckpointDir): Promise<CommittedSessionView[]> {
   if (dir.slots.length > 0) {
-    return dir.slots.map((s) => ({ slot: s.slot, metadata: s.metadata, files: s.files, tip: commit, dir: `${dir.shard}/${s.slot}`, oid: dir.slotOids.get(s.slot) ?? '' }));
+    return dir.slots.map((s) => ({ slot: s.slot, metadata: s.metadata, files: s.files, tip: commit, dir: under(dir.shard, String(s.slot)), oid: dir.slotOids.get(s.slot) ?? '' }));
   }
   // legacy: the checkpoint dir itself holds one session
-  const md = await readBlob(repo, commit, `${dir.shard}/metadata.json`);
+  const md = await readBlob(repo, commit, under(dir.shard, 'metadata.json'));
   if (!md) return [];
-  const metadata = decodeSessionMetadata(parseJson(md, `${dir.shard}/metadata.json`), id);
+  const metadata = decodeSessionMetadata(parseJson(md, under(dir.shard, 'metadata.json'), describe(dir.shard, id)), id);
   if (sessionIdProblem(metadata.session_id) !== null) return [];
   return [{ slot: -1, metadata, files: fileEntries(dir.entries).map((e) => e.name), tip: commit, dir: dir.shard, oid: '' }];
 }
 
-/** One source's view of checkpoint `id`, or null when that source lacks it. */
-async function viewAt(repo: Repo, tip: string, id: string): Promise<CheckpointView | null> {
-  const dir = await loadCheckpointDir(repo, tip, id);
+/**
+ * One source's view of checkpoint `id`, or null when that source lacks it.
+ * `base`: the checkpoint's directory in `tip` (default v1's shard path; `''`
+ * for a refs-v1 ref, whose root tree is the checkpoint).
+ */
+export async function viewAt(repo: Repo, tip: string, id: string, base?: string): Promise<CheckpointView | null> {
+  const dir = await loadCheckpointDir(repo, tip, id, base);
   if (!dir) return null;
   const sessions = await sessionsOf(repo, tip, id, dir);
   const root: RootMetadata = dir.root ?? {
@@ -396,6 +416,7 @@ async function scopeSources(repo: Repo, scope: ReadScope): Promise<MetadataSourc
  */
 export async function readCheckpoint(repo: Repo, id: string, scope: ReadScope = {}): Promise<CheckpointView | null> {
   assertCheckpointId(id);
+  if (!isHexCheckpointId(id)) return null; // a ULID is never on the branch (SPEC-3 §A.4)
   let view: CheckpointView | null = null;
   let grew = false;
   const seenDirs = new Set<string>();
@@ -463,6 +484,12 @@ export interface SessionContent {
 export async function readSessionContent(repo: Repo, id: string, which: { slot?: number; sessionId?: string }, scope: ReadScope = {}): Promise<SessionContent> {
   const view = await readCheckpoint(repo, id, scope);
   if (!view) throw new EntireError('CHECKPOINT_NOT_FOUND', `checkpoint ${id} not found`);
+  return sessionContentOf(repo, view, which);
+}
+
+/** One session's content of an already read view (any backend: each session knows its tip and directory). */
+export async function sessionContentOf(repo: Repo, view: CheckpointView, which: { slot?: number; sessionId?: string }): Promise<SessionContent> {
+  const id = view.checkpointId;
   const s =
     which.sessionId !== undefined
       ? view.sessions.find((x) => x.metadata.session_id === which.sessionId)
@@ -519,7 +546,7 @@ export async function listCheckpoints(repo: Repo): Promise<CheckpointListItem[]>
     for (const { s, list } of shardLists) {
       for (const e of subdirs(list)) {
         const id = s.name + e.name;
-        if (!isCheckpointId(id) || byId.has(id)) continue;
+        if (!isHexCheckpointId(id) || byId.has(id)) continue;
         byId.set(
           id,
           (async (): Promise<CheckpointListItem> => {
@@ -540,7 +567,7 @@ export async function listCheckpoints(repo: Repo): Promise<CheckpointListItem[]>
 
 /** Does checkpoint `id` exist locally or in any remote-tracking copy? One tree lookup per ref. */
 export async function checkpointExists(repo: Repo, id: string): Promise<boolean> {
-  if (!isCheckpointId(id)) return false;
+  if (!isHexCheckpointId(id)) return false;
   // prepare-commit-msg asks this of every ID it mints: walk the trees to the shard's entry
   // in-process (its mode says enough), without reading the tip commit twice or the shard
   // itself. Taken anywhere, local or any remote's tracking copy, the ID is minted again.

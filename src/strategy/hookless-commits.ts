@@ -23,7 +23,7 @@
 import type { HookContext } from './context.js';
 import type { SessionState } from '../session/state.js';
 import { readCommit } from '../store/tree.js';
-import { checkpointExists } from '../store/committed.js';
+import { checkpointExists } from '../store/routing.js';
 import { generateCheckpointId } from '../checkpoint/id.js';
 import { checkpointIdsInFinalBlock } from '../checkpoint/trailers.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';

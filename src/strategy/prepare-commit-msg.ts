@@ -12,7 +12,8 @@ import { gitArgv, gitSubcommand, isAmend } from '../git/argv.js';
 import { stagedPaths } from '../git/status.js';
 import { EMPTY_TREE } from '../git/repo.js';
 import { readCommit } from '../store/tree.js';
-import { checkpointExists } from '../store/committed.js';
+import { checkpointExists } from '../store/routing.js';
+import { isHexCheckpointId } from '../trust/ids.js';
 import { generateCheckpointId } from '../checkpoint/id.js';
 import { collapsePrompt } from '../checkpoint/prompts.js';
 import { addCheckpointTrailer, removeCheckpointTrailers, checkpointIdsInFinalBlock, lastCheckpointIdInFinalBlock, finalTrailerBlock } from '../checkpoint/trailers.js';
@@ -154,9 +155,11 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
 
   let id: string | null = null;
   if (isAmendFlow) {
-    id = lastCheckpointIdInFinalBlock(message, { commentChar: cc });
+    // only an id the branch writer can write is kept (a Go ULID's ref is not written here yet:
+    // the amended commit gets a hex id beside it, as before ULIDs were read)
+    id = branchWritable(lastCheckpointIdInFinalBlock(message, { commentChar: cc }));
     if (!id) {
-      const restored = headInfo ? lastCheckpointIdInFinalBlock(headInfo.message) : null;
+      const restored = headInfo ? branchWritable(lastCheckpointIdInFinalBlock(headInfo.message)) : null;
       if (restored) {
         id = restored;
         message = addCheckpointTrailer(message, id, { commentChar: cc });
@@ -217,3 +220,8 @@ async function withTrailer(ctx: HookContext, message: string, id: string, cc: st
   return editorMessage(message, id, cc, cc ? editorComments(cc, agent, prompt) : []);
 }
 
+
+/** `id` when the v1 branch writer can write it (SPEC-3 §A.5: a ULID never goes on the branch), else null. */
+function branchWritable(id: string | null): string | null {
+  return id !== null && isHexCheckpointId(id) ? id : null;
+}

@@ -8,7 +8,8 @@
  *   (C0, DEL, C1), whitespace or format/bidi character, not `.`/`..`, no
  *   leading `-`, not ending `.pending-<12 hex>` (the side-file suffix);
  * - agent, subagent and tool-use id: `^[A-Za-z0-9_-]{1,128}$`;
- * - checkpoint id: `^[0-9a-f]{12}$`;
+ * - checkpoint id: v1's `^[0-9a-f]{12}$` or a ULID `^[0-7][0-9A-HJKMNP-TV-Z]{25}$`
+ *   (SPEC-3 §A.1: Crockford base32, upper case only, so the id round-trips);
  * - agent session id (a session id as handed to its agent, in argv or a path; issue 25):
  *   `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`.
  *
@@ -20,10 +21,33 @@ import { EntireError } from '../errors.js';
 
 export const MAX_ID_BYTES = 128;
 
-/** Checkpoint ID: exactly 12 lowercase hex characters. */
+/** Checkpoint ID of either kind (SPEC-3 §A.1): v1's 12 lowercase hex or a ULID. */
 export function isCheckpointId(s: unknown): s is string {
+  return isHexCheckpointId(s) || isUlidCheckpointId(s);
+}
+
+/** v1's checkpoint id: exactly 12 lowercase hex characters (the only kind the v1 branch holds). */
+export function isHexCheckpointId(s: unknown): s is string {
   return typeof s === 'string' && s.length === 12 && isLowerHex(s);
 }
+
+/** Crockford base32 digits, upper case, without I, L, O, U. */
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** The Go refs backend's checkpoint id (SPEC-3 §A.1): a 26-character ULID, first digit 0–7. */
+export function isUlidCheckpointId(s: unknown): s is string {
+  if (typeof s !== 'string' || s.length !== 26) return false;
+  const first = s.charCodeAt(0);
+  if (first < 48 || first > 55) return false;
+  for (let i = 1; i < 26; i++) if (CROCKFORD.indexOf(s[i]!) < 0) return false;
+  return true;
+}
+
+/**
+ * The checkpoint id as a regular-expression source (one capture-free
+ * alternative), for the line parsers of trailers and notes.
+ */
+export const CHECKPOINT_ID_PATTERN = '[0-9a-f]{12}|[0-7][0-9A-HJKMNP-TV-Z]{25}';
 
 /** Agent, subagent and tool-use ids: 1–128 of `[A-Za-z0-9_-]`. */
 const TASK_ID = /^[A-Za-z0-9._:-]{1,128}$/;

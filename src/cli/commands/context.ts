@@ -9,6 +9,8 @@ export function register(program: Command): void {
     .option('--full', 'also the cognitive cache (constraints, decisions, failed approaches)')
     .option('--json', 'one JSON document')
     .action(async (target: string | undefined, opts: { session?: string; full?: boolean; json?: boolean }) => {
+      // SPEC-3 §A.4: a checkpoint that is not local is fetched (one ref); hooks never fetch
+      (await import('../../store/routing.js')).allowOnDemandFetch();
       const { runContext } = await import('../../commands/context.js');
       const { processIo } = await import('../../commands/common.js');
       process.exitCode = await runContext(process.cwd(), target, opts, processIo);

@@ -13,6 +13,8 @@ export function register(program: Command): void {
     .option('--raw-transcript', 'print the stored transcript bytes exactly')
     .option('--json', 'one JSON document')
     .action(async (opts: { checkpoint?: string; commit?: string; session?: string; short?: boolean; full?: boolean; rawTranscript?: boolean; json?: boolean }) => {
+      // SPEC-3 §A.4: a checkpoint that is not local is fetched (one ref); hooks never fetch
+      (await import('../../store/routing.js')).allowOnDemandFetch();
       const { runExplain } = await import('../../commands/explain.js');
       const { processIo } = await import('../../commands/common.js');
       await runExplain(process.cwd(), opts, processIo);

@@ -20,6 +20,8 @@ export function register(program: Command): void {
       const agentArgs = dash >= 0 ? process.argv.slice(dash + 1) : [];
       const byThread = opts.task !== undefined || opts.checkpoint !== undefined || opts.commit !== undefined || opts.session !== undefined || opts.exec || opts.list;
       if (byThread) {
+        // SPEC-3 §A.4: a checkpoint that is not local is fetched (one ref); hooks never fetch
+        (await import('../../store/routing.js')).allowOnDemandFetch();
         const { runThreadResume } = await import('../../commands/resume-thread.js');
         // with `--`, commander hands the agent's arguments over as operands too
         const target = branch !== undefined && !agentArgs.includes(branch) ? branch : undefined;
@@ -31,6 +33,8 @@ export function register(program: Command): void {
         return;
       }
       void cmd;
+      // SPEC-3 §A.4: a checkpoint that is not local is fetched (one ref); hooks never fetch
+      (await import('../../store/routing.js')).allowOnDemandFetch();
       const { runResume } = await import('../../commands/resume.js');
       let name = branch;
       if (name === undefined) {
