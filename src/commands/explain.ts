@@ -32,6 +32,7 @@ import {
 import { encodeJson } from '../checkpoint/json.js';
 import { formatCount, type Io } from './common.js';
 import { renderTranscript } from './render-transcript.js';
+import { termSafe } from '../trust/terminal.js';
 
 export const DEFAULT_LIST_COMMITS = 50;
 export const AUTHOR_SEARCH_COMMITS = 1000;
@@ -405,8 +406,21 @@ async function explainCommit(repo: Repo, rev: string, opts: ExplainOptions, io: 
     await printRawTranscript(repo, loaded[0]!, opts.session, io);
     return;
   }
+  // issue 25 #2: a link that only a note makes (anyone who pushes notes can add one) is marked, with whose
+  const trailerIds = new Set(allCheckpointIds(commit.message));
+  const noteLinks = new Map<string, string | null>();
+  if (loaded.some((l) => !trailerIds.has(l.cp.checkpointId))) {
+    const { noteAuthor } = await import('./session-claims.js');
+    for (const l of loaded) if (!trailerIds.has(l.cp.checkpointId)) noteLinks.set(l.cp.checkpointId, await noteAuthor(repo, sha, l.cp.checkpointId));
+  }
   if (opts.json) {
-    io.raw(encodeJson({ checkpoints: loaded.map((l) => listItem(l, row)) }));
+    const item = (l: LoadedCheckpoint): Record<string, unknown> => {
+      const base = listItem(l, row) as unknown as Record<string, unknown>;
+      if (!noteLinks.has(l.cp.checkpointId)) return base;
+      const by = noteLinks.get(l.cp.checkpointId);
+      return { ...base, linked_by: 'note', ...(by ? { note_author: by } : {}) };
+    };
+    io.raw(encodeJson({ checkpoints: loaded.map(item) }));
     return;
   }
   io.out(`Commit: ${sha.slice(0, 7)} ${subject}`.trimEnd());
@@ -416,7 +430,12 @@ async function explainCommit(repo: Repo, rev: string, opts: ExplainOptions, io: 
   }
   for (const l of loaded) {
     io.out();
-    io.out(`Checkpoint: ${l.cp.checkpointId}`);
+    if (noteLinks.has(l.cp.checkpointId)) {
+      const by = noteLinks.get(l.cp.checkpointId);
+      io.out(`Checkpoint: ${l.cp.checkpointId} (linked by a note${by ? ` from ${termSafe(by, false)}` : ''}, not by this commit's trailer)`);
+    } else {
+      io.out(`Checkpoint: ${l.cp.checkpointId}`);
+    }
     for (const s of l.sessions) {
       io.out();
       io.out(`  Session: ${s.view.metadata.session_id}`);

@@ -12,7 +12,7 @@ import { delimiter, join } from 'node:path';
 import { openRepo, revParse, type Repo } from '../git/repo.js';
 import { childProcess } from '../builtins.js';
 import type { AgentAdapter } from '../agents/types.js';
-import { agentByDisplayName, getAgent, DEFAULT_AGENT } from '../agents/registry.js';
+import { agentByDisplayName, agentInfo, getAgent, isAgentKey, agentKeyList, DEFAULT_AGENT } from '../agents/registry.js';
 import { readSessionContent } from '../store/routing.js';
 import { linkedIds } from '../links/commit-ids.js';
 import { isCheckpointId, isTaskId } from '../trust/ids.js';
@@ -20,9 +20,12 @@ import { shellCommand } from '../trust/terminal.js';
 import { confinedDir, writeFileIn } from '../trust/confined.js';
 import { EntireError } from '../errors.js';
 import { encodeJson } from '../checkpoint/json.js';
-import { collectThreads, type Thread } from './threads.js';
+import { existsSync } from 'node:fs';
+import { collectThreads, rankByObservation, type Thread, type ThreadCheckpoint } from './threads.js';
 import { agentSessionId, agentSessionIdProblemOf, restoreLine, restoreSessionTranscript } from './restore.js';
-import { slotLayers } from '../context/stored.js';
+import { derivedSlotLayers } from '../context/stored.js';
+import { cappedLayers, fencedNotes } from '../context/fence.js';
+import { preferredClaim } from './session-claims.js';
 import { firstParentCommits } from './doctor.js';
 import { confirm, enabledOrSay, processIo, timeAgo, type Io } from './common.js';
 
@@ -35,6 +38,8 @@ export interface ThreadResumeOptions {
   force?: boolean;
   list?: boolean;
   json?: boolean;
+  /** The agent (key) you resume with: a selected thread of another agent is refused (issue 25 #3c). */
+  agent?: string;
   /** Arguments after `--`, appended to the command `--exec` runs. */
   agentArgs?: string[];
 }
@@ -90,8 +95,8 @@ async function select(repo: Repo, threads: Thread[], o: ThreadResumeOptions): Pr
   let out = threads;
   if (o.task !== undefined) {
     if (!isTaskId(o.task)) throw new EntireError('INVALID_USAGE', `invalid task id: ${o.task}`);
-    // the newest thread of the task
-    out = out.filter((t) => t.taskId === o.task).slice(0, 1);
+    // the newest thread of the task, by what we observed (issue 25 #3b): the rest seed a fallback
+    out = rankByObservation(out.filter((t) => t.taskId === o.task)).slice(0, 1);
   }
   if (o.checkpoint !== undefined) {
     if (!isCheckpointId(o.checkpoint)) throw new EntireError('INVALID_USAGE', `invalid checkpoint id: ${o.checkpoint}`);
@@ -113,21 +118,68 @@ async function select(repo: Repo, threads: Thread[], o: ThreadResumeOptions): Pr
   return out;
 }
 
-/** The seed of a fallback session (SPEC-2 §F.3): the slot's L1 + L2, never the prompts. */
-async function seedOf(repo: Repo, thread: Thread, adapter: AgentAdapter): Promise<{ seed: string; checkpointId: string } | null> {
-  const cp = thread.checkpoints[0];
-  if (!cp) return null;
-  const layers = await slotLayers(repo, cp.checkpointId, cp.slot).catch(() => null);
-  if (!layers) return null;
-  const body = layers.l2 ? `${layers.l1}\n\n${layers.l2}` : layers.l1;
-  return { checkpointId: cp.checkpointId, seed: `Continue the work of an earlier ${adapter.displayName} session (Entire checkpoint ${cp.checkpointId}). Its context:\n\n${body}` };
+/** A seed must fit one argv entry with room to spare (Linux caps one at 128 KiB). */
+export const SEED_MAX_CHARS = 8000;
+
+/** The checkpoint a thread is restored and seeded from: its preferred claim (issue 25 #2). */
+async function checkpointOf(repo: Repo, thread: Thread): Promise<ThreadCheckpoint | undefined> {
+  return preferredClaim(repo, thread.checkpoints);
+}
+
+/**
+ * The seed of a fallback session (SPEC-2 §F.3): L1 + L2, never the prompts, of the first of
+ * `candidates` (the thread, then the rest of its task, issue 25 #9) with stored context,
+ * re-derived, capped and fenced as quoted data (issue 25 #3a).
+ */
+async function seedOf(repo: Repo, candidates: readonly Thread[], adapter: AgentAdapter): Promise<{ seed: string; checkpointId: string } | null> {
+  for (const thread of candidates) {
+    const cp = await checkpointOf(repo, thread);
+    if (!cp) continue;
+    const layers = await derivedSlotLayers(repo, cp.checkpointId, cp.slot).catch(() => null);
+    if (!layers) continue;
+    const intro = `Continue the work of an earlier ${adapter.displayName} session (Entire checkpoint ${cp.checkpointId}). Its context:`;
+    return { checkpointId: cp.checkpointId, seed: fencedNotes(intro, cappedLayers(layers.l1, layers.l2), SEED_MAX_CHARS) };
+  }
+  return null;
+}
+
+/** The agent key `--agent` names; an unknown one is a usage error. */
+function wantedAgent(o: ThreadResumeOptions): string | undefined {
+  if (o.agent === undefined) return undefined;
+  if (!isAgentKey(o.agent)) throw new EntireError('INVALID_USAGE', `unknown agent: ${o.agent} (one of ${agentKeyList()})`);
+  return o.agent;
+}
+
+/**
+ * Issue 25 #3c: a thread's agent picks the binary that gets the user's arguments, and a slot
+ * names it. The agent you resume with is `--agent`, else (for `--task`) the agent of your own
+ * thread of the task; a selected thread of another agent is refused, and a task known only
+ * from fetched checkpoints needs `--agent` before `--exec` hands it arguments.
+ */
+function checkAgent(thread: Thread, all: readonly Thread[], o: ThreadResumeOptions): void {
+  const key = agentByDisplayName(thread.agent)?.key ?? DEFAULT_AGENT;
+  const name = agentInfo(key).displayName;
+  const wanted = wantedAgent(o);
+  const own = o.task !== undefined ? all.find((t) => t.live && t.taskId === o.task) : undefined;
+  const expected = wanted ?? (own ? (agentByDisplayName(own.agent)?.key ?? DEFAULT_AGENT) : undefined);
+  if (expected !== undefined && expected !== key) {
+    const why = wanted !== undefined ? `not ${agentInfo(expected).displayName} (--agent)` : `not ${agentInfo(expected).displayName} like your own thread ${own!.sessionId}`;
+    throw new EntireError('INVALID_USAGE', `thread ${thread.sessionId}${o.task !== undefined ? ` of task ${o.task}` : ''} is a ${name} session, ${why}; pass --agent ${key} to resume it`);
+  }
+  if (expected === undefined && o.task !== undefined && o.exec && (o.agentArgs ?? []).length > 0) {
+    throw new EntireError(
+      'INVALID_USAGE',
+      `task ${o.task} has no thread of yours; its newest thread ${thread.sessionId} is a ${name} session as a fetched checkpoint says: pass --agent ${key} to run it with your arguments`,
+    );
+  }
 }
 
 export async function runThreadResume(cwd: string, o: ThreadResumeOptions, io: Io = processIo, run: Runner = spawnRunner): Promise<number> {
   const repo = await openRepo(cwd);
   try {
     if (!enabledOrSay(repo.root, io)) return 0;
-    const threads = await select(repo, await collectThreads(repo, { warn: io.err }), o);
+    const all = await collectThreads(repo, { warn: io.err });
+    const threads = await select(repo, all, o);
     if (o.list) {
       if (o.json) {
         io.raw(
@@ -153,11 +205,15 @@ export async function runThreadResume(cwd: string, o: ThreadResumeOptions, io: I
     if (o.exec && threads.length > 1) throw new EntireError('INVALID_USAGE', `--exec needs exactly one thread; ${threads.length} match (pick one with --session)`);
     const ask = async (q: string): Promise<boolean> => (await confirm(q)) === 'yes';
     let exitCode = 0;
+    for (const thread of threads) checkAgent(thread, all, o);
     for (const thread of threads) {
       const adapter = await adapterOf(thread);
       const sid = thread.sessionId;
       let reason: string | null = null;
-      const cp = thread.checkpoints[0];
+      const cp = await checkpointOf(repo, thread);
+      if (!cp && thread.live && thread.liveTranscriptPath && !existsSync(thread.liveTranscriptPath)) {
+        reason = 'its transcript is gone and no checkpoint holds it';
+      }
       if (cp) {
         const content = await readSessionContent(repo, cp.checkpointId, { slot: cp.slot }).catch(() => null);
         if (content?.transcript) {
@@ -186,7 +242,9 @@ export async function runThreadResume(cwd: string, o: ThreadResumeOptions, io: I
         if (missing === null) return r.status;
         reason = missing;
       }
-      exitCode = await fallback(repo, thread, adapter, reason, o, io, run);
+      // issue 25 #9: the seed comes from the thread, else its task's next thread with context
+      const seedFrom = o.task !== undefined ? [thread, ...rankByObservation(all.filter((t) => t.taskId === o.task && t !== thread))] : [thread];
+      exitCode = await fallback(repo, thread, seedFrom, adapter, reason, o, io, run);
       if (o.exec) return exitCode;
     }
     return exitCode;
@@ -195,9 +253,9 @@ export async function runThreadResume(cwd: string, o: ThreadResumeOptions, io: I
   }
 }
 
-async function fallback(repo: Repo, thread: Thread, adapter: AgentAdapter, reason: string, o: ThreadResumeOptions, io: Io, run: Runner): Promise<number> {
+async function fallback(repo: Repo, thread: Thread, seedFrom: readonly Thread[], adapter: AgentAdapter, reason: string, o: ThreadResumeOptions, io: Io, run: Runner): Promise<number> {
   io.out(`Cannot resume ${adapter.displayName} session ${thread.sessionId}: ${reason}.`);
-  const seeded = await seedOf(repo, thread, adapter);
+  const seeded = await seedOf(repo, seedFrom, adapter);
   if (!seeded) {
     io.err('No stored context to start a new session with.');
     return 1;

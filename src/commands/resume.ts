@@ -12,6 +12,7 @@ import { sessionIdProblem } from '../trust/ids.js';
 import { adapterForAgentName, resumeCommandLine, restoreLine, restoreSessionTranscript } from './restore.js';
 import { EntireError } from '../errors.js';
 import { firstParentCommits } from './doctor.js';
+import { preferredClaim, sessionClaims } from './session-claims.js';
 import { confirm, enabledOrSay, processIo, type Io } from './common.js';
 
 export { DISABLED_MESSAGE } from './common.js';
@@ -64,6 +65,13 @@ export async function runResume(cwd: string, branch: string, opts: { force?: boo
     for (const v of found.views) {
       if (v.skipped.length > 0) io.err(`[entire] Warning: checkpoint ${v.checkpointId}: skipped ${v.skipped.join('; ')}`);
       for (const s of v.sessions) sessions.set(s.metadata.session_id, { id: v.checkpointId, slot: s.slot, agent: s.metadata.agent });
+    }
+    // issue 25 #2: another slot may claim the same session (a teammate's, linked by a note):
+    // the session is restored from its preferred claim (trailer-linked first)
+    const claims = await sessionClaims(repo, 'HEAD', RESUME_SCAN_COMMITS);
+    for (const [sid, s] of sessions) {
+      const best = await preferredClaim(repo, claims.get(sid) ?? []);
+      if (best && (best.checkpointId !== s.id || best.slot !== s.slot)) sessions.set(sid, { id: best.checkpointId, slot: best.slot, agent: best.agent });
     }
     const ask = async (q: string): Promise<boolean> => (await confirm(q)) === 'yes';
     const commands: string[] = [];

@@ -423,12 +423,21 @@ async function rewindLogsOnly(
     }
   }
   const commands: string[] = [];
+  // issue 25 #2: a checkpoint only a note links to this commit never replaces a session that a
+  // trailer-linked checkpoint holds (a teammate's slot claiming your session id)
+  const { noteOnlyOverrides } = await import('./session-claims.js');
+  const overridden = await noteOnlyOverrides(repo, point.id, id, SCAN_LIMIT);
   for (const s of view.sessions) {
     const sid = s.metadata.session_id;
     const adapter = await adapterForAgentName(s.metadata.agent);
     const content = await readSessionContent(repo, id, { slot: s.slot });
     if (!isSessionId(sid)) {
       io.err(`[entire] Skipping a session of checkpoint ${id}: invalid session id.`);
+      continue;
+    }
+    const keep = overridden.get(sid);
+    if (keep) {
+      io.err(`[entire] Skipping session ${sid} of checkpoint ${id}: only a note links it to ${sha7}, and checkpoint ${keep} is linked to the session by a commit's trailer.`);
       continue;
     }
     if (content.transcript) {

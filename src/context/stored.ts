@@ -44,6 +44,25 @@ export async function slotLayers(repo: Repo, checkpointId: string, slot: number)
   return layers ? { sessionId, agent, ...layers } : null;
 }
 
+/**
+ * One slot's layers for a seed or start context (issue 25 #3a): always re-derived from the
+ * slot's stored transcript (or prompts), so the §F.4 budgets hold whatever its `context.md`
+ * says; the stored file only when nothing can be derived. Callers still cap and fence them
+ * (./fence.ts).
+ */
+export async function derivedSlotLayers(repo: Repo, checkpointId: string, slot: number): Promise<SessionLayers | null> {
+  const content = await readSessionContent(repo, checkpointId, { slot });
+  const sessionId = content.metadata.session_id;
+  const agent = content.metadata.agent ?? '';
+  if (content.transcript || content.prompts.length > 0) {
+    const adapter = await agentForStoredData(content.metadata.agent, content.transcript ?? undefined);
+    const layers = contextLayers({ adapter, transcript: content.transcript, format: content.format, prompts: content.prompts, root: repo.root });
+    if (layers) return { sessionId, agent, ...layers };
+  }
+  const stored = content.context ? splitStoredLayers(content.context) : null;
+  return stored ? { sessionId, agent, ...stored } : null;
+}
+
 /** A live session's layers, from its transcript on disk (SPEC-2 §A.5 checks), redacted. */
 export async function liveLayers(repo: Repo, state: SessionState): Promise<SessionLayers | null> {
   const info = state.agent_type ? agentByDisplayName(state.agent_type) : undefined;

@@ -159,6 +159,10 @@ export async function enable(cwd: string, o: EnableOptions): Promise<string[]> {
     lines.push(...(await fetchRefspecLines(repo, after.settings)));
     await ensureNotesIndex(repo);
     lines.push(`✓ Project configured (${relative(repo.root, target)})`);
+    // issue 25 #3d: a committed file cannot switch the start context on; say that it asks
+    if (after.project?.settings.context_on_start === true && after.local?.settings.context_on_start === undefined) {
+      lines.push('Note: .entire/settings.json asks for "context_on_start"; it is honoured only from .entire/settings.local.json (set it there to hand new sessions the stored context).');
+    }
     lines.push('Ready.');
     return lines;
   } finally {

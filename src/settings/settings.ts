@@ -175,9 +175,14 @@ export function readSettingsFile(path: string, warnings?: string[]): SettingsFil
   return { path, displayName, raw, settings };
 }
 
-/** Local over project (SPEC §9). */
+/**
+ * Local over project (SPEC §9). `context_on_start` only from the local file: the project file
+ * is committed, so a cloned repository could otherwise switch on handing its stored text to
+ * every new agent session (issue 25 #3d; `enable` says when the project file asks for it).
+ */
 export function mergeSettings(project: EntireSettings | null, local: EntireSettings | null): EntireSettings {
   const out: EntireSettings = { ...(project ?? {}) };
+  delete out.context_on_start;
   if (project?.strategy_options) out.strategy_options = { ...project.strategy_options };
   if (!local) return out;
   if (local.strategy) out.strategy = local.strategy;

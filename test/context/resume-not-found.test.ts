@@ -57,9 +57,11 @@ describe('resume --exec: the agent reports the session missing (SPEC-2 §F.3)', 
     const argv = readFileSync(bin.log, 'utf8').split('\0').slice(0, -1);
     expect(argv[0]).toBe('-p');
     expect(argv.slice(2)).toEqual(['--model', 'x']);
-    expect(argv[1]).toMatch(new RegExp(`^Continue the work of an earlier Claude Code session \\(Entire checkpoint ${id}\\)\\. Its context:\\n\\n## Execution Register\\n`));
-    expect(argv[1]).toContain('- **Goal:** Create c.txt with the answer');
-    expect(argv[1]).toMatch(/\n\ncontinue please$/);
+    // the context is quoted data with an end marker (issue 25 #3a)
+    expect(argv[1]).toMatch(new RegExp(`^Continue the work of an earlier Claude Code session \\(Entire checkpoint ${id}\\)\\. Its context:\\n`));
+    expect(argv[1]).toContain('\n\n> ## Execution Register\n');
+    expect(argv[1]).toContain('> - **Goal:** Create c.txt with the answer');
+    expect(argv[1]).toMatch(/\n\(end of Entire notes\)\n\ncontinue please$/);
   });
 
   it('a failing run that is not a missing session is passed through: its status, no fallback', () => {

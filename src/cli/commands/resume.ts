@@ -10,15 +10,16 @@ export function register(program: Command): void {
     .option('--checkpoint <id>', 'the threads of this checkpoint')
     .option('--commit <rev>', "the threads of this commit's checkpoints")
     .option('--session <sid>', 'this session (id or a unique prefix of at least 8 characters)')
+    .option('--agent <key>', 'the agent you resume with: a thread of another agent is refused (with --task: default, your own thread\'s agent)')
     .option('--exec', "run the agent's resume command (exactly one thread; arguments after -- are passed on)")
     .option('--list', 'list the threads instead')
     .option('--json', 'with --list: one JSON document')
     .option('-f, --force', 'overwrite a local transcript that differs (a backup is kept)')
     .allowExcessArguments(true)
-    .action(async (branch: string | undefined, opts: { task?: string; checkpoint?: string; commit?: string; session?: string; exec?: boolean; list?: boolean; json?: boolean; force?: boolean }, cmd: Command) => {
+    .action(async (branch: string | undefined, opts: { task?: string; agent?: string; checkpoint?: string; commit?: string; session?: string; exec?: boolean; list?: boolean; json?: boolean; force?: boolean }, cmd: Command) => {
       const dash = process.argv.indexOf('--');
       const agentArgs = dash >= 0 ? process.argv.slice(dash + 1) : [];
-      const byThread = opts.task !== undefined || opts.checkpoint !== undefined || opts.commit !== undefined || opts.session !== undefined || opts.exec || opts.list;
+      const byThread = opts.task !== undefined || opts.agent !== undefined || opts.checkpoint !== undefined || opts.commit !== undefined || opts.session !== undefined || opts.exec || opts.list;
       if (byThread) {
         // SPEC-3 §A.4: a checkpoint that is not local is fetched (one ref); hooks never fetch
         (await import('../../store/routing.js')).allowOnDemandFetch();
