@@ -204,7 +204,7 @@ export function legacy(type: JsonType): Field<unknown, 'legacy'> {
 export interface RecordSpec<F extends Fields> {
   readonly fields: F;
   /** Keys written, in order (the table's, without legacy keys). */
-  readonly keys: readonly (keyof F & string)[];
+  readonly keys: readonly string[];
   /** Every key the table names (legacy included): never taken as an unknown key. */
   readonly known: ReadonlySet<string>;
   /** Unknown keys kept as read (`extra`) and written after the known ones. */

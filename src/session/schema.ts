@@ -66,7 +66,8 @@ const TOKEN_USAGE_FIELDS = {
   // a subagent's usage, nested in its parent's (bounded: a file cannot make us recurse forever)
   subagent_tokens: object<TokenUsage, Fields>(() => TOKEN_USAGE, { maxDepth: 8, error: corrupt }),
 } satisfies Fields;
-const TOKEN_USAGE: RecordSpec<typeof TOKEN_USAGE_FIELDS> = record(TOKEN_USAGE_FIELDS, { keepUnknown: true });
+// typed as any record: the table names itself (subagent_tokens), and TokenUsage above is its type
+const TOKEN_USAGE: RecordSpec<Fields> = record(TOKEN_USAGE_FIELDS, { keepUnknown: true });
 
 /** One checkpoint whose write failed or was deferred (SPEC §6.5 step 3); every key always written. */
 const PENDING_FIELDS = {
