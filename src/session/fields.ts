@@ -95,7 +95,7 @@ export interface Field<T, M extends Mode = Mode> {
   readonly writeIf?: (v: unknown) => boolean;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a table holds fields of every value type
+// biome-ignore lint/suspicious/noExplicitAny: a table holds fields of every value type
 export type AnyField = Field<any, Mode>;
 export type Fields = Readonly<Record<string, AnyField>>;
 
@@ -103,7 +103,9 @@ type ValueOf<F> = F extends Field<infer T, Mode> ? T : never;
 type KeysIn<F extends Fields, M extends Mode> = { [K in keyof F]: F[K]['mode'] extends M ? K : never }[keyof F];
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 /** The in-memory value of a table: `always` fields required, `optional` ones optional, `legacy` ones absent. */
-export type Shape<F extends Fields> = Simplify<{ -readonly [K in KeysIn<F, 'always'>]: ValueOf<F[K]> } & { -readonly [K in KeysIn<F, 'optional'>]?: ValueOf<F[K]> }>;
+export type Shape<F extends Fields> = Simplify<
+  { -readonly [K in KeysIn<F, 'always'>]: ValueOf<F[K]> } & { -readonly [K in KeysIn<F, 'optional'>]?: ValueOf<F[K]> }
+>;
 
 const isAbsent = (v: unknown): v is null | undefined => v === undefined || v === null;
 const identity = <T>(v: T): T => v;
@@ -231,7 +233,11 @@ export function record<F extends Fields>(fields: F, o: { keepUnknown: boolean })
  * field takes its fallback), then unknown keys into `extra`. Legacy values come back apart, for
  * the caller's repairs.
  */
-export function decodeRecord(spec: RecordSpec<Fields>, obj: Record<string, unknown>, cx: ReadContext): { value: Record<string, unknown>; legacy: Record<string, unknown> } {
+export function decodeRecord(
+  spec: RecordSpec<Fields>,
+  obj: Record<string, unknown>,
+  cx: ReadContext,
+): { value: Record<string, unknown>; legacy: Record<string, unknown> } {
   const value: Record<string, unknown> = {};
   const legacyValues: Record<string, unknown> = {};
   for (const [key, f] of Object.entries(spec.fields)) {
@@ -298,7 +304,10 @@ export function object<T, F extends Fields>(spec: () => RecordSpec<F>, o: { maxD
 /**
  * A list of records; empty is `[]`. `valid` drops an item with a warning naming it (`label`).
  */
-export function listOf<T, F extends Fields>(spec: RecordSpec<F>, o: { valid?: (item: Record<string, unknown>) => boolean; label?: (item: Record<string, unknown>) => string } = {}): Field<T[], 'optional'> {
+export function listOf<T, F extends Fields>(
+  spec: RecordSpec<F>,
+  o: { valid?: (item: Record<string, unknown>) => boolean; label?: (item: Record<string, unknown>) => string } = {},
+): Field<T[], 'optional'> {
   return {
     mode: 'optional',
     type: json.nullish(json.array(spec.type)),

@@ -119,7 +119,14 @@ const STATE_FIELDS = {
   /** RFC 3339; always written (Go's zero time when unknown). */
   started_at: text({ always: GO_ZERO_TIME }),
   ended_at: text(),
-  phase: custom<Phase, 'always'>({ mode: 'always', type: json.nullish(json.str), decode: normalizePhase, encode: (p) => p, fallback: 'idle', empty: (v) => v === '' }),
+  phase: custom<Phase, 'always'>({
+    mode: 'always',
+    type: json.nullish(json.str),
+    decode: normalizePhase,
+    encode: (p) => p,
+    fallback: 'idle',
+    empty: (v) => v === '',
+  }),
   turn_id: text(),
   /** Checkpoints condensed during the current turn, pending finalization. */
   turn_checkpoint_ids: texts(),

@@ -71,7 +71,10 @@ export const stateSchemas = (): Schemas => (schemas ??= Object.fromEntries(Objec
 export function decodePendingCondensation(raw: unknown, where = 'pending condensation'): PendingCondensation {
   const r = parseAs<Record<string, unknown>>(STATE_TYPES.Pending, raw, () => stateSchemas().Pending);
   if (!r.success) throw new EntireError('CORRUPT_STATE', `${where}: ${issuesText(r.error)}`);
-  return decodePendingFields(r.data, readContext(where, () => {}));
+  return decodePendingFields(
+    r.data,
+    readContext(where, () => {}),
+  );
 }
 
 export interface DecodedState {

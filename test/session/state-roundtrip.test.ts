@@ -11,12 +11,22 @@ import { encodeState, parseState, pendingCondensationJson, decodePendingCondensa
 import { isEntireError } from '../../src/errors.js';
 
 /** Mostly `good`, now and then any JSON value (so the refusals are exercised too). */
-const mostly = <T,>(good: fc.Arbitrary<T>): fc.Arbitrary<unknown> => fc.oneof({ arbitrary: good, weight: 40 }, { arbitrary: anyJson, weight: 1 });
+const mostly = <T>(good: fc.Arbitrary<T>): fc.Arbitrary<unknown> => fc.oneof({ arbitrary: good, weight: 40 }, { arbitrary: anyJson, weight: 1 });
 const leaf = fc.oneof(fc.constant(null), fc.boolean(), fc.string({ maxLength: 6 }), fc.integer({ min: -3, max: 20 }), fc.constant(1.5));
 const anyJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 4 }), tie('value'), { maxKeys: 3 })),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    leaf,
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(fc.string({ maxLength: 4 }), tie('value'), { maxKeys: 3 }),
+  ),
 })).value;
-const str = fc.oneof(fc.string({ maxLength: 8 }), fc.constant(''), fc.constant(null), fc.constantFrom('aaaaaaaaaaaa', 'active', 'ended', 'active_committed', 'task-1', 'gpt-5', 'bad/id', 'ß"<\u2028'));
+const str = fc.oneof(
+  fc.string({ maxLength: 8 }),
+  fc.constant(''),
+  fc.constant(null),
+  fc.constantFrom('aaaaaaaaaaaa', 'active', 'ended', 'active_committed', 'task-1', 'gpt-5', 'bad/id', 'ß"<\u2028'),
+);
 const int = fc.oneof(fc.integer({ min: -3, max: 40 }), fc.constant(0), fc.constant(null));
 const strs = fc.oneof(fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }), fc.constant(null));
 const unknownKeys = { zz_unknown: anyJson, 'x y': anyJson };
@@ -25,7 +35,15 @@ const tokens: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     { depthSize: 'small' },
     {
       arbitrary: fc.record(
-        { input_tokens: int, cache_creation_tokens: int, cache_read_tokens: int, output_tokens: int, api_call_count: int, subagent_tokens: fc.oneof(fc.constant(null), tie('t')), ...unknownKeys },
+        {
+          input_tokens: int,
+          cache_creation_tokens: int,
+          cache_read_tokens: int,
+          output_tokens: int,
+          api_call_count: int,
+          subagent_tokens: fc.oneof(fc.constant(null), tie('t')),
+          ...unknownKeys,
+        },
         { requiredKeys: [] },
       ),
       weight: 30,
@@ -54,10 +72,35 @@ const pending = mostly(
 );
 const failure = fc.record({ attempts: int, last_error: str, first_failed_at: str, ...unknownKeys }, { requiredKeys: [] });
 const background = fc.record(
-  { agent_id: fc.constantFrom('agent-1', 'bad/id', '', 'a_b-9'), tool_use_id: fc.constantFrom('toolu_1', 'x y'), started_at: str, cursor: int, zz_unknown: anyJson },
+  {
+    agent_id: fc.constantFrom('agent-1', 'bad/id', '', 'a_b-9'),
+    tool_use_id: fc.constantFrom('toolu_1', 'x y'),
+    started_at: str,
+    cursor: int,
+    zz_unknown: anyJson,
+  },
   { requiredKeys: [] },
 );
-const TEXT_KEYS = ['session_id', 'cli_version', 'base_commit', 'attribution_base_commit', 'worktree_path', 'worktree_id', 'started_at', 'ended_at', 'phase', 'turn_id', 'last_interaction_time', 'last_checkpoint_id', 'agent_type', 'transcript_identifier_at_start', 'transcript_path', 'first_prompt', 'task_id', 'model'];
+const TEXT_KEYS = [
+  'session_id',
+  'cli_version',
+  'base_commit',
+  'attribution_base_commit',
+  'worktree_path',
+  'worktree_id',
+  'started_at',
+  'ended_at',
+  'phase',
+  'turn_id',
+  'last_interaction_time',
+  'last_checkpoint_id',
+  'agent_type',
+  'transcript_identifier_at_start',
+  'transcript_path',
+  'first_prompt',
+  'task_id',
+  'model',
+];
 const INT_KEYS = ['checkpoint_count', 'checkpoint_transcript_start', 'condensed_transcript_lines', 'transcript_lines_at_start', 'task_attempts'];
 const stateDoc = fc.record(
   {
