@@ -469,8 +469,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   delete base.NODE_OPTIONS;
   delete base.NODE_EXTRA_CA_CERTS;
   const runs = Number(process.argv[2]) || 10;
-  benchSessionlogPostCommit({ runs, env: base }).then((res) => {
-    process.stdout.write(JSON.stringify(res, null, 2) + '\n');
-    if (!res.ok) process.exitCode = 1;
-  });
+  const res = await benchSessionlogPostCommit({ runs, env: base });
+  process.stdout.write(JSON.stringify(res, null, 2) + '\n');
+  if (!res.ok) process.exitCode = 1;
 }

@@ -130,7 +130,6 @@ try {
     appendFileSync(transcript, turnLines(sid, '/project/first.txt'));
     const size = statSync(transcript).size;
     const stop = measured(['hooks', 'claude-code', 'stop'], { input: hook() });
-    const { r } = stop;
     const branch = sh('git', ['for-each-ref', '--format=%(refname:short)', 'refs/heads/entire/'], { cwd: dir }).stdout.trim().split('\n').filter((b) => b !== 'entire/checkpoints/v1');
     const stored = branch.length > 0 ? sh('git', ['ls-tree', '-r', '--long', branch[0], `.entire/metadata/${sid}/`], { cwd: dir }).stdout.trim().split('\n').filter((l) => /full\.jsonl/.test(l)).length : 0;
     console.log(`${mb} MB (${(size / 1e6).toFixed(1)} MB) first Stop: ${stop.line}, transcript chunks on the shadow branch: ${stored}`);

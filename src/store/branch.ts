@@ -15,7 +15,6 @@ import { runGit } from '../git/exec.js';
 import { commitTree } from '../git/commit-format.js';
 import { METADATA_REF, METADATA_REMOTE_REF, SHADOW_BRANCH_RE } from '../checkpoint/shadow.js';
 import { INIT_MESSAGE } from '../checkpoint/messages.js';
-import { readCommit } from './tree.js';
 import { canWriteLoose, flushHeld, writeCommitLoose } from '../git/odb.js';
 
 const looseChecked = new WeakMap<Repo, boolean>();

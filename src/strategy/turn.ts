@@ -3,7 +3,6 @@
  * and end (§6.7). Each runs under the session lock; the phase change of a
  * turn end happens even when saving the step failed.
  */
-import { existsSync } from 'node:fs';
 import type { HookContext } from './context.js';
 import type { HookEvent, AgentAdapter } from '../agents/types.js';
 import { liveBackgroundAgents, newSessionState, type SessionState } from '../session/state.js';
@@ -19,7 +18,6 @@ import { stepSubject } from '../checkpoint/messages.js';
 import { CLI_VERSION } from '../version.js';
 import { writeShadowStep } from '../store/shadow.js';
 import { ensureMetadataBranch } from '../store/branch.js';
-import { intentPath } from './intent.js';
 import { readPrePrompt, writeScratch, prePromptName, removeScratch, type PrePrompt } from './scratch.js';
 import { viewWorkTree, turnCandidates, filesTouched } from './worktree.js';
 import { analyze, positionOf, promptsOf, redactedTranscript, noteStoredTranscript, refreshTranscript, shadowTranscript } from './transcript.js';

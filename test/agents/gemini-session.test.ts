@@ -10,7 +10,6 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync, symlin
 import { join } from 'node:path';
 import { CLI, cleanupAll, FIXTURES, tempDir, testEnv } from '../helpers/repo.js';
 import { getAgent, recognizeTranscript } from '../../src/agents/registry.js';
-import { toRepoRelative } from '../../src/agents/paths.js';
 import { readGeminiThread } from '../../src/agents/gemini/thread.js';
 import { analyzeGeminiText } from '../../src/agents/gemini/transcript.js';
 import { lastGeminiText } from '../../src/agents/gemini/flush.js';

@@ -104,8 +104,8 @@ describe('checkpoint metadata records the model (issue 16)', () => {
     agent.sessionStart();
     // a first turn so the session has a state for session-start to update
     turnAndCommit(r, agent, 'a.go');
-    const escape = 'gpt\u001b]0;pwned\u0007\u001b[2J';
-    expect(agent.hook('session-start', { source: 'resume', model: escape }).status).toBe(0);
+    const hostile = 'gpt\u001b]0;pwned\u0007\u001b[2J';
+    expect(agent.hook('session-start', { source: 'resume', model: hostile }).status).toBe(0);
     expect(stateOf(r, agent.sessionId)['model']).toBeUndefined();
     agent.model = 'x'.repeat(100_000);
     const huge = turnAndCommit(r, agent, 'b.go');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { makeRepo, cleanupAll, tempDir, testEnv, repoAt, type TempRepo } from '../helpers/repo.js';
 import { FakeClaude } from '../helpers/agent.js';
 import { gitPath, refs, snapshotFiles } from './util.js';
-import { AGENT_KEYS, listAgents } from '../../src/agents/registry.js';
+import { AGENT_KEYS } from '../../src/agents/registry.js';
 import { PROJECT_ROOT } from '../helpers/repo.js';
 
 const PKG_VERSION = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
