@@ -39,7 +39,9 @@ export function parseUnifiedDiff(text: string): DiffLines | undefined {
     if (!inHunk) continue; // file headers (`diff --git`, `---`, `+++`, `Index:`)
     if (line.startsWith('\\')) continue; // `\ No newline at end of file`
     if (oldLeft === 0 && newLeft === 0) {
-      inHunk = false; // after the hunk: another file's header, or trailing text
+      // after a hunk: another file's header, or nothing; a body line means the counts lied
+      if (/^[ +-]/.test(line) && !line.startsWith('--- ') && !line.startsWith('+++ ')) return undefined;
+      inHunk = false;
       continue;
     }
     const c = line[0];
