@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parseApplyPatch } from '../../src/agents/kit/apply-patch.js';
-import { parseUnifiedDiff, structuredPatchLines } from '../../src/agents/kit/unified-diff.js';
+import { parseUnifiedDiff, hunkListLines } from '../../src/agents/kit/unified-diff.js';
 import { countTextLines, splitLines } from '../../src/agents/kit/lines.js';
 import { RepoPaths } from '../../src/agents/kit/paths.js';
 
@@ -104,11 +104,11 @@ describe('unified diffs', () => {
     );
   });
 
-  it("Claude Code's structuredPatch", () => {
-    expect(structuredPatchLines([{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 3, lines: [' hello', '+', '+See a.go for the greeting.'] }])).toEqual({ added: ['', 'See a.go for the greeting.'], removed: [] });
-    expect(structuredPatchLines([])).toBeUndefined();
-    expect(structuredPatchLines([{ lines: [1] }])).toBeUndefined();
-    expect(structuredPatchLines('x')).toBeUndefined();
+  it("hunk lists (a tool result's structured patch)", () => {
+    expect(hunkListLines([{ oldStart: 1, oldLines: 1, newStart: 1, newLines: 3, lines: [' hello', '+', '+See a.go for the greeting.'] }])).toEqual({ added: ['', 'See a.go for the greeting.'], removed: [] });
+    expect(hunkListLines([])).toBeUndefined();
+    expect(hunkListLines([{ lines: [1] }])).toBeUndefined();
+    expect(hunkListLines('x')).toBeUndefined();
   });
 });
 

@@ -15,7 +15,8 @@
  */
 import type { EditsReader } from '../edits.js';
 import type { RawEdit } from '../kit/collect.js';
-import { readClaudeShapedEdits } from '../kit/claude-shaped.js';
+import { readToolUseEdits } from '../kit/tool-use-jsonl.js';
+import { hunkListLines } from '../kit/unified-diff.js';
 import { splitLines } from '../kit/lines.js';
 import { cleanClaudePrompt, isSystemUserLine } from './prompts.js';
 
@@ -65,8 +66,18 @@ function editsOf(name: string, input: unknown, id: string): RawEdit[] | undefine
   }
 }
 
+/** The result line's `toolUseResult`: the diff applied (`structuredPatch`), or a created file's whole `content`. */
+function appliedOf(line: Obj): { path: unknown; added: string[]; removed: string[] } | undefined {
+  const r = line['toolUseResult'];
+  if (!isObj(r)) return undefined;
+  const patch = hunkListLines(r['structuredPatch']);
+  if (patch) return { path: r['filePath'], ...patch };
+  if (r['type'] === 'create' && typeof r['content'] === 'string') return { path: r['filePath'], added: splitLines(r['content']), removed: [] };
+  return undefined;
+}
+
 export const claudeEditsReader: EditsReader = {
   tools: TOOLS,
   readEdits: (transcript, opts) =>
-    readClaudeShapedEdits(transcript, opts, { roleKey: 'type', cleanPrompt: cleanClaudePrompt, isSystemUserLine, editsOf, tools: TOOLS }),
+    readToolUseEdits(transcript, opts, { roleKey: 'type', cleanPrompt: cleanClaudePrompt, isSystemUserLine, editsOf, appliedOf }),
 };

@@ -9,7 +9,7 @@
  */
 import type { EditsReader } from '../edits.js';
 import type { RawEdit } from '../kit/collect.js';
-import { readClaudeShapedEdits } from '../kit/claude-shaped.js';
+import { readToolUseEdits } from '../kit/tool-use-jsonl.js';
 import { splitLines } from '../kit/lines.js';
 import { cleanCursorPrompt } from './text.js';
 
@@ -39,5 +39,5 @@ function editsOf(name: string, input: unknown, id: string): RawEdit[] | undefine
 
 export const cursorEditsReader: EditsReader = {
   tools: TOOLS,
-  readEdits: (transcript, opts) => readClaudeShapedEdits(transcript, opts, { roleKey: 'role', cleanPrompt: cleanCursorPrompt, editsOf, tools: TOOLS }),
+  readEdits: (transcript, opts) => readToolUseEdits(transcript, opts, { roleKey: 'role', cleanPrompt: cleanCursorPrompt, editsOf }),
 };

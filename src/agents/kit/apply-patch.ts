@@ -1,5 +1,5 @@
 /**
- * The apply_patch format Codex, Copilot CLI and OpenCode share (SPEC-3 §B.1):
+ * The apply_patch format several agents share (SPEC-3 §B.1):
  *
  *     *** Begin Patch
  *     *** Add File: <path>          then `+<line>` lines (the whole new file)

@@ -1,7 +1,6 @@
 /**
- * Unified diffs as agents record the change a tool applied (Gemini `fileDiff`, Codex
- * `FileChange.unified_diff`, Copilot `detailedContent`, OpenCode `metadata.diff`) and Claude
- * Code's `structuredPatch` hunks: their `+`/`-` lines are whole file lines.
+ * Unified diffs as agents record the change a tool applied (a tool result's diff field), and
+ * hunk lists (`[{lines: [" ctx", "-old", "+new"]}]`): their `+`/`-` lines are whole file lines.
  *
  * A diff is trusted only when complete: every hunk holds exactly the lines its `@@ -a,b +c,d @@`
  * header counts. A trimmed or cut diff (a capture's `…[+N chars]`, a truncated field) fails
@@ -61,8 +60,8 @@ export function parseUnifiedDiff(text: string): DiffLines | undefined {
   return out;
 }
 
-/** Claude Code's `structuredPatch`: `[{oldLines, newLines, lines: [" ctx", "-old", "+new"]}]`; undefined when malformed or empty. */
-export function structuredPatchLines(patch: unknown): DiffLines | undefined {
+/** A hunk list `[{oldLines, newLines, lines: [" ctx", "-old", "+new"]}]`; undefined when malformed or empty. */
+export function hunkListLines(patch: unknown): DiffLines | undefined {
   if (!Array.isArray(patch) || patch.length === 0) return undefined;
   const out: DiffLines = { added: [], removed: [] };
   for (const hunk of patch) {

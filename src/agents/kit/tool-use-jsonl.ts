@@ -1,8 +1,8 @@
 /**
- * Edits of a Claude-shaped JSONL transcript (Claude Code, Cursor): assistant lines hold
- * `tool_use` blocks `{id, name, input}`, user lines hold the prompts and the `tool_result`
- * blocks `{tool_use_id, is_error?}`; Claude Code's user line also carries `toolUseResult` with
- * the diff the tool applied (`structuredPatch`, whole lines) or the created file's `content`.
+ * Edits of a JSONL transcript in the Messages-API shape: assistant lines hold `tool_use` blocks
+ * `{id, name, input}`, user lines hold the prompts and the `tool_result` blocks
+ * `{tool_use_id, is_error?}`; an agent whose user line also carries what the tool applied
+ * (whole lines) hands it over through `appliedOf`.
  *
  * A turn starts at each user line with text that is not a tool result (a prompt, or a turn the
  * agent opened itself, such as a background task's completion); the prompt index advances only
@@ -11,14 +11,12 @@
 import type { EditsResult, ReadEditsOptions } from '../edits.js';
 import { EditCollector, transcriptText, type RawEdit } from './collect.js';
 import { jsonlRecords } from './jsonl-lines.js';
-import { structuredPatchLines } from './unified-diff.js';
-import { splitLines } from './lines.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-export interface ClaudeShapedDialect {
+export interface ToolUseDialect {
   /** Top-level key naming the speaker. */
   roleKey: 'type' | 'role';
   /** What a user text is as a prompt (`""`: none). */
@@ -27,7 +25,8 @@ export interface ClaudeShapedDialect {
   isSystemUserLine?(line: Obj): boolean;
   /** The file changes a `tool_use` makes (none: not an edit tool); `undefined`: an edit tool with unusable input. */
   editsOf(name: string, input: unknown, id: string): RawEdit[] | undefined;
-  readonly tools: readonly string[];
+  /** What the call's result line says it applied to a file (whole lines), when the agent records that. */
+  appliedOf?(line: Obj): { path: unknown; added: string[]; removed: string[] } | undefined;
 }
 
 const NEEDLES = ['"user"', '"assistant"'];
@@ -40,7 +39,7 @@ function userText(content: unknown): string | undefined {
   return texts.length > 0 ? texts.join('\n\n') : undefined;
 }
 
-export function readClaudeShapedEdits(transcript: Buffer | string, opts: ReadEditsOptions, d: ClaudeShapedDialect): EditsResult {
+export function readToolUseEdits(transcript: Buffer | string, opts: ReadEditsOptions, d: ToolUseDialect): EditsResult {
   const c = new EditCollector(opts);
   const text = transcriptText(transcript, opts, c);
   let turn = 0;
@@ -73,7 +72,10 @@ export function readClaudeShapedEdits(transcript: Buffer | string, opts: ReadEdi
           if (!isObj(b) || b['type'] !== 'tool_result') continue;
           const id = str(b['tool_use_id']);
           if (b['is_error'] === true) c.fail(id);
-          else results(c, id, v['toolUseResult'], cwd);
+          else if (d.appliedOf && c.has(id)) {
+            const applied = d.appliedOf(v);
+            if (applied) c.applied(id, applied.path, cwd, applied.added, applied.removed);
+          }
         }
       }
       continue;
@@ -92,13 +94,4 @@ export function readClaudeShapedEdits(transcript: Buffer | string, opts: ReadEdi
     }
   }
   return c.result();
-}
-
-/** Claude Code's `toolUseResult`: the applied diff (whole lines), or a created file's whole content. */
-function results(c: EditCollector, id: string, r: unknown, cwd: string | undefined): void {
-  if (!isObj(r) || !c.has(id)) return;
-  const path = r['filePath'];
-  const patch = structuredPatchLines(r['structuredPatch']);
-  if (patch) c.applied(id, path, cwd, patch.added, patch.removed);
-  else if (r['type'] === 'create' && typeof r['content'] === 'string') c.applied(id, path, cwd, splitLines(r['content']), []);
 }
