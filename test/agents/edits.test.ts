@@ -228,6 +228,23 @@ describe('hostile transcripts', () => {
     expect(r.edits).toEqual([edit(1, 0, 1, { toolUseId: 'a', tool: 'Edit', path: 'a.txt', kind: 'edit', added: ['y'], removed: ['x'], partial: true })]);
   });
 
+  it('a background task\'s completion opens a turn without a prompt (the real task-notification line)', async () => {
+    const main = read('claude-code/p-subagent-background-main.truncated.jsonl').toString('utf8');
+    const r = (await reader('claude-code')).readEdits(main + claudeLine('after', 'Write', { file_path: '/tmp/etest.hqerga/f-bg/repo-bg/n.txt', content: 'n\n' }) + '\n', {
+      repoRoot: '/tmp/etest.hqerga/f-bg/repo-bg',
+    });
+    expect(r.edits.map((e) => [e.toolUseId, e.turn, e.promptIndex, e.position])).toEqual([['after', 2, 0, 44]]);
+  });
+
+  it('a Write that rewrote a file with the same bytes changed no line', async () => {
+    const r = await claude([
+      claudePrompt('go'),
+      claudeLine('w', 'Write', { file_path: '/r/same.txt', content: 'a\nb\n' }),
+      claudeResult('w', false, { type: 'update', filePath: '/r/same.txt', content: 'a\nb\n', structuredPatch: [], originalFile: 'a\nb\n' }),
+    ]);
+    expect(r.edits).toEqual([edit(1, 0, 1, { toolUseId: 'w', tool: 'Write', path: 'same.txt', kind: 'write', added: [], removed: [] })]);
+  });
+
   it('MultiEdit and NotebookEdit', async () => {
     const r = await claude([
       claudePrompt('go'),

@@ -72,6 +72,8 @@ function appliedOf(line: Obj): { path: unknown; added: string[]; removed: string
   if (!isObj(r)) return undefined;
   const patch = hunkListLines(r['structuredPatch']);
   if (patch) return { path: r['filePath'], ...patch };
+  // a Write that rewrote a file with the same bytes changed no line
+  if (r['type'] === 'update' && Array.isArray(r['structuredPatch']) && r['structuredPatch'].length === 0) return { path: r['filePath'], added: [], removed: [] };
   if (r['type'] === 'create' && typeof r['content'] === 'string') return { path: r['filePath'], added: splitLines(r['content']), removed: [] };
   return undefined;
 }
