@@ -29,7 +29,8 @@ export interface ToolUseDialect {
   appliedOf?(line: Obj): { path: unknown; added: string[]; removed: string[] } | undefined;
 }
 
-const NEEDLES = ['"user"', '"assistant"'];
+// user lines (prompts, results) and assistant lines with a tool call: other assistant lines are never parsed
+const NEEDLES = ['"user"', '"tool_use"'];
 
 function userText(content: unknown): string | undefined {
   if (typeof content === 'string') return content;
