@@ -3,11 +3,11 @@
  * see NOTES.md), exact edits; then what a hostile transcript gets (nothing, and no throw).
  */
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_KEYS, editsReaderOf } from '../../src/agents/registry.js';
 import type { AgentEdit, EditsReader, EditsResult, ReadEditsOptions } from '../../src/agents/edits.js';
-import { FIXTURES } from '../helpers/repo.js';
+import { FIXTURES, PROJECT_ROOT } from '../helpers/repo.js';
 
 const REAL = join(FIXTURES, 'real-agents');
 const read = (p: string): Buffer => readFileSync(join(REAL, p));
@@ -173,6 +173,15 @@ describe('edits of the real captures', () => {
     for (const key of AGENT_KEYS) expect((await editsReaderOf(key))?.tools.length, key).toBeGreaterThan(0);
     expect((await editsReaderOf({ key: 'codex' }))?.tools).toEqual(['apply_patch']);
     await expect(editsReaderOf('nope')).rejects.toThrow(/Unknown agent/);
+  });
+});
+
+describe('bundles', () => {
+  const hooks = join(PROJECT_ROOT, 'dist', 'hooks.cjs');
+  // `npm test` builds dist/ first; the fast subset may run without it
+  it.skipIf(!existsSync(hooks))('the hooks bundle carries no edits reader (commands only look capabilities up)', () => {
+    expect(readFileSync(hooks, 'utf8')).not.toContain('*** Begin Patch');
+    expect(readFileSync(join(PROJECT_ROOT, 'dist', 'entire.cjs'), 'utf8')).toContain('*** Begin Patch');
   });
 });
 
