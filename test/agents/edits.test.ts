@@ -289,7 +289,7 @@ describe('hostile transcripts', () => {
 });
 
 describe('the other agents, on crafted lines', () => {
-  it('Codex: a failed apply_patch yields nothing; Delete File, Move to, a patch through FileChange only', async () => {
+  it('Codex: a failed apply_patch yields nothing; Delete File, Move to, a patch through FileChange only, a patch through the shell', async () => {
     const line = (o: unknown) => JSON.stringify(o);
     const text = [
       line({ type: 'session_meta', payload: { cwd: '/old/repo' } }),
@@ -300,12 +300,15 @@ describe('the other agents, on crafted lines', () => {
       line({ type: 'response_item', payload: { type: 'custom_tool_call', call_id: 'c2', name: 'apply_patch', input: '*** Begin Patch\n*** Add File: ../../etc/cron.d/x\n+evil\n*** Add File: new.txt\n+n\n*** End Patch' } }),
       line({ type: 'response_item', payload: { type: 'custom_tool_call_output', call_id: 'c2', output: 'Exit code: 1\nOutput:\nverification failed' } }),
       line({ type: 'event_msg', payload: { type: 'item_completed', item: { type: 'FileChange', id: 'sh1', status: 'completed', changes: { '/old/repo/sub/c.txt': { type: 'add', content: 'c1\nc2\n' } } } } }),
+      line({ type: 'response_item', payload: { type: 'function_call', call_id: 'sh2', name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: d.txt\n+d\n*** End Patch\nEOF"] }) } }),
+      line({ type: 'response_item', payload: { type: 'function_call', call_id: 'sh3', name: 'shell', arguments: JSON.stringify({ command: ['ls'] }) } }),
     ].join('\n');
     const r = (await reader('codex')).readEdits(text, { repoRoot: '/new/clone' });
     expect(r.edits).toEqual([
       edit(1, 0, 4, { toolUseId: 'c1', tool: 'apply_patch', path: 'sub/gone.txt', kind: 'delete', added: [], removed: [] }),
       edit(1, 0, 4, { toolUseId: 'c1', tool: 'apply_patch', path: 'sub/b.txt', kind: 'patch', added: ['y'], removed: ['x'], movedFrom: 'sub/a.txt' }),
       edit(1, 0, 7, { toolUseId: 'sh1', tool: 'FileChange', path: 'sub/c.txt', kind: 'patch', added: ['c1', 'c2'], removed: [] }),
+      edit(1, 0, 8, { toolUseId: 'sh2', tool: 'apply_patch', path: 'sub/d.txt', kind: 'patch', added: ['d'], removed: [] }),
     ]);
     expect(r.skipped).toEqual({ ...none, outside: 1, failed: 1 });
   });

@@ -1,7 +1,8 @@
 /**
  * Codex's edits (SPEC-3 §B.1), from a rollout (JSONL; position = line index):
  *
- * - `apply_patch` calls (`custom_tool_call` `input`, or `function_call` `arguments`) → one edit
+ * - `apply_patch` calls (`custom_tool_call` `input`, or `function_call` `arguments`; also a patch
+ *   handed to the shell, `apply_patch <<'EOF'` or argv `["apply_patch", …]`) → one edit
  *   per file of the patch (kit/apply-patch.ts): `*** Add File` / `*** Update File` → patch,
  *   `*** Delete File` → delete, `*** Move to` → `movedFrom`; paths relative to the latest
  *   `turn_context.cwd`;
@@ -28,6 +29,27 @@ const TOOLS = ['apply_patch'] as const;
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const NEEDLES = ['"task_started"', '"turn_context"', '"session_meta"', '"item_completed"', '"response_item"'];
 const EXIT_RE = /^(?:Process exited with code|Exit code:)\s*(-?\d+)\s*$/m;
+
+/**
+ * A patch handed to the shell (`["apply_patch", "<patch>"]`, or a script with an
+ * `apply_patch <<'EOF'` heredoc), as older Codex versions and some models do; null: not one.
+ */
+function shellPatch(p: Record<string, unknown>): string | null {
+  const name = str(p['name']);
+  if (p['type'] !== 'local_shell_call' && !['shell', 'exec_command', 'shell_command', 'container.exec'].includes(name)) return null;
+  let args: unknown = p['type'] === 'local_shell_call' ? p['action'] : p['arguments'];
+  if (typeof args === 'string') {
+    try {
+      args = JSON.parse(args);
+    } catch {
+      return null;
+    }
+  }
+  if (!isObj(args)) return null;
+  const cmd = args['cmd'] ?? args['command'];
+  const text = typeof cmd === 'string' ? cmd : Array.isArray(cmd) ? cmd.filter((x) => typeof x === 'string').join('\n') : '';
+  return /\bapply_patch\b/.test(text) && text.includes('*** Begin Patch') ? text : null;
+}
 
 function outputFailed(raw: unknown): boolean {
   if (isObj(raw)) return raw['success'] === false;
@@ -112,9 +134,9 @@ function readCodexEdits(transcript: Buffer | string, opts: ReadEditsOptions): Ed
       if (outputFailed(p['output'])) failed.add(str(p['call_id']));
       continue;
     }
-    if (p['name'] !== 'apply_patch') continue;
+    const patch = p['name'] === 'apply_patch' ? applyPatchText(p) : shellPatch(p);
+    if (patch === null) continue;
     const id = str(p['call_id']) || str(p['id']);
-    const patch = applyPatchText(p);
     const edits = patch === undefined ? [] : patchEdits(patch, id, 'apply_patch', cwd);
     if (edits.length === 0) {
       if (c.wanted(index)) c.malformed();
