@@ -3,6 +3,7 @@
  * see NOTES.md), exact edits; then what a hostile transcript gets (nothing, and no throw).
  */
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_KEYS, editsReaderOf } from '../../src/agents/registry.js';
@@ -285,6 +286,39 @@ describe('hostile transcripts', () => {
       for (const g of garbage) expect(() => r.readEdits(g, { repoRoot: '/r' }), `${key} ${JSON.stringify(g)}`).not.toThrow();
       expect(r.readEdits(Buffer.from([0xff, 0xfe]), { repoRoot: '/r' }).edits).toEqual([]);
     }
+  });
+});
+
+describe('real captures with hostile values planted (generated)', () => {
+  const HOSTILE: unknown[] = ['/etc/passwd', '../../x', '/r/../../etc/shadow', '.git/hooks/post-commit', 'a\u0000b', '', 'x'.repeat(5000), null, 7, [], {}, '*** Begin Patch\n*** Add File: ../../evil\n+x\n*** End Patch', '@@ -1,1 +1,1 @@\n-a\n+b\n+c'];
+  /** Every string, number or null in the value, each replaced by a hostile one with probability 1/8 (a seeded walk). */
+  function plant(v: unknown, next: () => number): unknown {
+    if (Array.isArray(v)) return v.map((x) => plant(x, next));
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plant(x, next)]));
+    return next() % 8 === 0 ? HOSTILE[next() % HOSTILE.length] : v;
+  }
+  const rng = (seed: number) => {
+    let x = seed >>> 0 || 1;
+    return () => ((x ^= x << 13), (x ^= x >>> 17), (x ^= x << 5), x >>> 0);
+  };
+  it.each(CASES.filter((c, i) => CASES.findIndex((d) => d.file === c.file) === i))('$agent $file', async (c) => {
+    const r = await reader(c.agent);
+    const raw = read(c.file).toString('utf8');
+    const isDoc = c.file.endsWith('.json');
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        const next = rng(seed);
+        const text = isDoc ? JSON.stringify(plant(JSON.parse(raw), next)) : raw.split('\n').map((l) => (l.startsWith('{') ? JSON.stringify(plant(JSON.parse(l), next)) : l)).join('\n');
+        const res = r.readEdits(text, { repoRoot: c.repoRoot });
+        for (const e of res.edits) {
+          expect(e.path.startsWith('/') || e.path.split('/').some((s) => s === '..' || s === '.' || s === '') || e.path.split('/')[0] === '.git').toBe(false);
+          expect(e.path.includes('\u0000')).toBe(false);
+          expect(Array.isArray(e.added) && e.added.every((l) => typeof l === 'string')).toBe(true);
+        }
+        expect(res.edits.length).toBeLessThanOrEqual(c.edits.length + 4);
+      }),
+      { numRuns: 25 },
+    );
   });
 });
 
