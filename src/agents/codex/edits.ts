@@ -87,6 +87,7 @@ function readCodexEdits(transcript: Buffer | string, opts: ReadEditsOptions): Ed
   let turn = 0;
   let items = -1;
   let typed = -1;
+  let hasUserItems = false;
   let cwd: string | undefined;
   /** Edits with both prompt counts (which one the rollout uses is known at its end). */
   const pending: Array<{ raw: RawEdit; at: { turn: number; items: number; typed: number; position: number } }> = [];
@@ -113,6 +114,7 @@ function readCodexEdits(transcript: Buffer | string, opts: ReadEditsOptions): Ed
         if (p['type'] !== 'item_completed' || !isObj(p['item'])) continue;
         const item = p['item'];
         if (item['type'] === 'UserMessage') {
+          hasUserItems = true;
           if (cleanPrompt(itemText(item)) !== '') items++;
         } else if (item['type'] === 'FileChange') {
           const status = str(item['status']);
@@ -153,8 +155,8 @@ function readCodexEdits(transcript: Buffer | string, opts: ReadEditsOptions): Ed
     if (id !== '' && callIds.has(id)) for (const raw of raws) applied.push({ id, raw });
     else for (const raw of raws) push(raw, fc.at);
   }
-  // a rollout with UserMessage items counts them as its prompts, else the typed user messages
-  const useItems = items >= 0;
+  // a rollout with UserMessage items counts them as its prompts, else the typed user messages (as ./rollout.ts)
+  const useItems = hasUserItems;
   pending.sort((a, b) => a.at.position - b.at.position);
   for (const { raw, at } of pending) {
     c.add(raw, { turn: at.turn, promptIndex: useItems ? at.items : at.typed, position: at.position });
