@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AGENT_KEYS, editsReaderOf } from '../../src/agents/registry.js';
+import { AGENT_KEYS, editsReaderOf, getAgent } from '../../src/agents/registry.js';
 import type { AgentEdit, EditsReader, EditsResult, ReadEditsOptions } from '../../src/agents/edits.js';
 import { FIXTURES, PROJECT_ROOT } from '../helpers/repo.js';
 
@@ -148,6 +148,22 @@ describe('edits of the real captures', () => {
   it.each(CASES)('$agent $file', async (c) => {
     const r = (await reader(c.agent)).readEdits(read(c.file), { repoRoot: c.repoRoot, ...c.opts });
     expect(r).toEqual({ edits: c.edits, skipped: none });
+  });
+
+  it("promptIndex indexes the adapter's own prompts of the same transcript", async () => {
+    const promptOf: Record<string, string> = {};
+    for (const c of CASES) {
+      const text = read(c.file).toString('utf8');
+      const prompts = (await getAgent(c.agent)).analyzeTranscript(text).prompts;
+      for (const e of c.edits) {
+        expect(e.promptIndex, c.file).toBeLessThan(prompts.length);
+        promptOf[`${c.file} ${e.toolUseId}`] = prompts[e.promptIndex]!;
+      }
+    }
+    expect(promptOf['claude-code/p-three-runs.truncated.jsonl toolu_0176729c270b63a18fb6f5f38']).toBe('RA-A2 say hello instead of hi, and commit that');
+    expect(promptOf['codex/rollout-sample.jsonl call_mwwjjf1m0001']).toBe('please follow up');
+    expect(promptOf['opencode/export-sample.json call_mwwk2qc90006']).toBe('Please say hello: create hello.txt and commit it.');
+    expect(promptOf['copilot-cli/subagent/events.jsonl call_2f24fe107ec022fa9f1db7cc']).toBe('ETIER-FG have a foreground subagent write fg.txt');
   });
 
   it('reads a clone elsewhere: paths under the recorded project directory map to the same relative path', async () => {
