@@ -217,7 +217,7 @@ async function claude(lines: string[], opts: Partial<ReadEditsOptions> = {}): Pr
 
 describe('hostile transcripts', () => {
   it('paths outside the repository are dropped: absolute, `..`, `.git/`, NUL, a sibling with the same prefix', async () => {
-    const bad = ['/etc/passwd', '/r/../etc/passwd', '../outside.txt', 'a/../../x', '/r/.git/hooks/pre-commit', '.git/config', '/r2/a.txt', 'a\0b', '/', '/r', '', 'x'.repeat(5000)];
+    const bad = ['/r/.GIT/config', '/etc/passwd', '/r/../etc/passwd', '../outside.txt', 'a/../../x', '/r/.git/hooks/pre-commit', '.git/config', '/r2/a.txt', 'a\0b', '/', '/r', '', 'x'.repeat(5000)];
     const r = await claude([claudePrompt('go'), ...bad.map((p, i) => claudeLine(`t${i}`, 'Write', { file_path: p, content: 'evil\n' })), claudeLine('ok', 'Write', { file_path: '/r/./src/../ok.txt', content: 'fine\n' })]);
     expect(r.edits.map((e) => e.path)).toEqual(['ok.txt']);
     expect(r.skipped.outside).toBe(bad.length);

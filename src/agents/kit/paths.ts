@@ -20,7 +20,7 @@ function inside(rel: string): string | undefined {
   const out = n.replace(/^\.\//, '').replace(/\/+$/, '');
   if (out === '' || out === '.') return undefined;
   const first = out.split('/', 1)[0]!;
-  if (first === '.git') return undefined;
+  if (first.toLowerCase() === '.git') return undefined; // case-insensitive file systems too
   return out;
 }
 

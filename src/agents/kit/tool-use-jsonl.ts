@@ -69,11 +69,12 @@ export function readToolUseEdits(transcript: Buffer | string, opts: ReadEditsOpt
         }
       }
       if (Array.isArray(content)) {
-        for (const b of content) {
-          if (!isObj(b) || b['type'] !== 'tool_result') continue;
+        const results = content.filter((b): b is Obj => isObj(b) && b['type'] === 'tool_result');
+        for (const b of results) {
           const id = str(b['tool_use_id']);
           if (b['is_error'] === true) c.fail(id);
-          else if (d.appliedOf && c.has(id)) {
+          // what the line says was applied belongs to its one result (never guessed among several)
+          else if (d.appliedOf && results.length === 1 && c.has(id)) {
             const applied = d.appliedOf(v);
             if (applied) c.applied(id, applied.path, cwd, applied.added, applied.removed);
           }
