@@ -42,9 +42,20 @@ const common = {
 // load one without commander and the commands: about half the code cache.
 // The hooks bundle also shortens identifiers (about 1.3 ms per hook measured: less to read, hash
 // and deserialize); the commands keep their names for readable stack traces.
+// Hooks never look up an agent capability that only commands use (line provenance's
+// `EditsReader`, SPEC-3 §B.1): the registry's loaders of those modules resolve to an empty module.
+const commandOnlyCapabilities = {
+  name: 'command-only-capabilities',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/[a-z0-9-]+\/edits\.js$/ }, (args) =>
+      args.importer.endsWith(join('src', 'agents', 'registry.ts')) ? { path: args.path, namespace: 'command-only' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'command-only' }, () => ({ contents: 'export {};', loader: 'js' }));
+  },
+};
 const outputs = [
   { entry: 'src/cli/main.ts', out: 'dist/entire.cjs', extra: {} },
-  { entry: 'src/cli/hooks-main.ts', out: 'dist/hooks.cjs', extra: { minifyIdentifiers: process.env.BUILD_NAMES !== '1' } },
+  { entry: 'src/cli/hooks-main.ts', out: 'dist/hooks.cjs', extra: { minifyIdentifiers: process.env.BUILD_NAMES !== '1', plugins: [commandOnlyCapabilities] } },
 ];
 for (const o of outputs) {
   await build({ ...common, ...o.extra, entryPoints: [join(root, o.entry)], outfile: join(root, o.out) });

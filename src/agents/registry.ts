@@ -7,6 +7,7 @@
  */
 import { EntireError } from '../errors.js';
 import type { AgentAdapter, AgentDisplayName, AgentKey } from './types.js';
+import type { EditsReader } from './edits.js';
 
 export interface AgentInfo {
   key: AgentKey;
@@ -15,16 +16,18 @@ export interface AgentInfo {
 
 interface Entry extends AgentInfo {
   load: () => Promise<AgentAdapter>;
+  /** The `EditsReader` capability (SPEC-3 §B.1, ./edits.ts), when the agent has it; loaded apart from the adapter. */
+  edits?: () => Promise<EditsReader>;
 }
 
 /** In support order (SPEC §7); the first is the default agent. */
 const AGENTS: readonly Entry[] = [
-  { key: 'claude-code', displayName: 'Claude Code', load: async () => (await import('./claude-code/index.js')).claudeCodeAgent },
-  { key: 'gemini', displayName: 'Gemini CLI', load: async () => (await import('./gemini/index.js')).geminiAgent },
-  { key: 'cursor', displayName: 'Cursor', load: async () => (await import('./cursor/index.js')).cursorAgent },
-  { key: 'codex', displayName: 'Codex', load: async () => (await import('./codex/index.js')).codexAgent },
-  { key: 'opencode', displayName: 'OpenCode', load: async () => (await import('./opencode/index.js')).openCodeAgent },
-  { key: 'copilot-cli', displayName: 'Copilot CLI', load: async () => (await import('./copilot-cli/index.js')).copilotCliAgent },
+  { key: 'claude-code', displayName: 'Claude Code', load: async () => (await import('./claude-code/index.js')).claudeCodeAgent , edits: async () => (await import('./claude-code/edits.js')).claudeEditsReader },
+  { key: 'gemini', displayName: 'Gemini CLI', load: async () => (await import('./gemini/index.js')).geminiAgent , edits: async () => (await import('./gemini/edits.js')).geminiEditsReader },
+  { key: 'cursor', displayName: 'Cursor', load: async () => (await import('./cursor/index.js')).cursorAgent , edits: async () => (await import('./cursor/edits.js')).cursorEditsReader },
+  { key: 'codex', displayName: 'Codex', load: async () => (await import('./codex/index.js')).codexAgent , edits: async () => (await import('./codex/edits.js')).codexEditsReader },
+  { key: 'opencode', displayName: 'OpenCode', load: async () => (await import('./opencode/index.js')).openCodeAgent , edits: async () => (await import('./opencode/edits.js')).openCodeEditsReader },
+  { key: 'copilot-cli', displayName: 'Copilot CLI', load: async () => (await import('./copilot-cli/index.js')).copilotCliAgent , edits: async () => (await import('./copilot-cli/edits.js')).copilotEditsReader },
 ];
 
 const INFO: readonly AgentInfo[] = AGENTS.map(({ key, displayName }) => ({ key, displayName }));
@@ -56,6 +59,17 @@ export async function getAgent(key: string): Promise<AgentAdapter> {
   const entry = AGENTS.find((a) => a.key === key);
   if (!entry) throw unknown(key);
   return entry.load();
+}
+
+/**
+ * The one lookup of the `EditsReader` capability (SPEC-3 §B.1): the agent's reader, or
+ * undefined when it has none; throws UNKNOWN_AGENT. Loads the reader alone (not the adapter).
+ */
+export async function editsReaderOf(agent: AgentKey | { readonly key: AgentKey }): Promise<EditsReader | undefined> {
+  const key = typeof agent === 'string' ? agent : agent.key;
+  const entry = AGENTS.find((a) => a.key === key);
+  if (!entry) throw unknown(key);
+  return entry.edits?.();
 }
 
 export function listAgents(): readonly AgentInfo[] {

@@ -400,3 +400,8 @@ export interface FlushResult {
   outcome: FlushOutcome;
   waitedMs: number;
 }
+
+// ---------------------------------------------------------------------------
+// Capabilities found by lookup (SPEC-3 §F.2), declared in their own modules
+
+export type { AgentEdit, EditKind, EditsReader, EditsResult, ReadEditsOptions } from './edits.js';
