@@ -37,7 +37,7 @@ function nestedNpmEnv() {
   return env;
 }
 
-if (!existsSync(join(root, 'node_modules', 'esbuild')) || !existsSync(join(root, 'node_modules', 'vitest'))) {
+if (['esbuild', 'vitest', '@biomejs/biome'].some((p) => !existsSync(join(root, 'node_modules', p)))) {
   process.stderr.write('Installing dependencies (npm ci)...\n');
   const install = existsSync(join(root, 'package-lock.json')) ? 'npm ci' : 'npm install';
   execSync(`${install} --include=dev --no-audit --no-fund`, { cwd: root, stdio: 'inherit', env: nestedNpmEnv() });

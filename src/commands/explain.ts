@@ -13,6 +13,7 @@ import { copyUsage } from '../checkpoint/metadata.js';
 import { EntireError, isEntireError } from '../errors.js';
 import { openRepo, headCommit, currentBranch, revParse, type Repo } from '../git/repo.js';
 import { runGit } from '../git/exec.js';
+import { allCheckpointIds } from '../checkpoint/trailers.js';
 import { linkedIds } from '../links/commit-ids.js';
 import { isCheckpointId, isHexCheckpointId, isUlidCheckpointId } from '../checkpoint/id.js';
 import { agentForStoredData, recognizeTranscript } from '../agents/registry.js';
