@@ -11,7 +11,7 @@ import { sessionsForWorktree } from '../session/index.js';
 import { EntireError } from '../errors.js';
 import { encodeJson } from '../checkpoint/json.js';
 import { liveLayers, slotLayers, type SessionLayers } from '../context/stored.js';
-import { firstParentCommits } from './doctor.js';
+import { firstParentCommits } from '../git/first-parent.js';
 import { processIo, type Io } from './common.js';
 
 export interface ContextOptions {

@@ -11,6 +11,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, statSync } from 'node:
 import { basename, isAbsolute, join, relative } from 'node:path';
 import { openRepo, headCommit, currentBranch, type Repo } from '../git/repo.js';
 import { runGit } from '../git/exec.js';
+import { firstParentCommits } from '../git/first-parent.js';
 import { listRefs, readRef, updateRefs } from '../git/refs.js';
 import { loadSettings, isEnabled, type LoadedSettings } from '../settings/settings.js';
 import { checkpointsSettingError } from '../settings/checkpoints.js';
@@ -150,20 +151,6 @@ interface LostCheckpoint {
 }
 
 // ------------------------------------------------------------------ helpers
-
-/** First-parent commits from `rev` (newest first): sha, first parent (null for a root) and full message. */
-export async function firstParentCommits(repo: Repo, rev: string, max: number): Promise<{ sha: string; parent: string | null; message: string }[]> {
-  const r = await runGit(['log', '--first-parent', `-n${max}`, '-z', '--format=%H %P%n%B', rev, '--'], { cwd: repo.root, allowFailure: true });
-  if (r.code !== 0) return [];
-  const out: { sha: string; parent: string | null; message: string }[] = [];
-  for (const rec of r.stdout.toString('utf8').split('\0')) {
-    const nl = rec.indexOf('\n');
-    const [sha = '', parent] = (nl < 0 ? rec : rec.slice(0, nl)).trim().split(' ');
-    if (!/^[0-9a-f]{40,64}$/.test(sha)) continue;
-    out.push({ sha, parent: parent && /^[0-9a-f]{40,64}$/.test(parent) ? parent : null, message: nl < 0 ? '' : rec.slice(nl + 1) });
-  }
-  return out;
-}
 
 /** The paths commit `sha` changes against its first parent (every path of a root commit). */
 async function changedFiles(repo: Repo, sha: string, parent: string | null): Promise<string[]> {

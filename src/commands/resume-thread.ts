@@ -26,7 +26,7 @@ import { agentSessionId, agentSessionIdProblemOf, restoreLine, restoreSessionTra
 import { derivedSlotLayers } from '../context/stored.js';
 import { cappedLayers, fencedNotes } from '../context/fence.js';
 import { preferredClaim } from './session-claims.js';
-import { firstParentCommits } from './doctor.js';
+import { firstParentCommits } from '../git/first-parent.js';
 import { confirm, enabledOrSay, processIo, timeAgo, type Io } from './common.js';
 
 export interface ThreadResumeOptions {

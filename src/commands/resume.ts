@@ -11,7 +11,7 @@ import { linkedIds } from '../links/commit-ids.js';
 import { sessionIdProblem } from '../trust/ids.js';
 import { adapterForAgentName, resumeCommandLine, restoreLine, restoreSessionTranscript } from './restore.js';
 import { EntireError } from '../errors.js';
-import { firstParentCommits } from './doctor.js';
+import { firstParentCommits } from '../git/first-parent.js';
 import { preferredClaim, sessionClaims } from './session-claims.js';
 import { confirm, enabledOrSay, processIo, type Io } from './common.js';
 

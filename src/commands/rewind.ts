@@ -26,7 +26,7 @@ import { encodeJson } from '../checkpoint/json.js';
 import { listStates, updateState } from '../session/store.js';
 import type { SessionState } from '../session/state.js';
 import { EntireError } from '../errors.js';
-import { firstParentCommits } from './doctor.js';
+import { firstParentCommits } from '../git/first-parent.js';
 import { adapterForAgentName, restoreLine, restoreSessionTranscript, resumeCommandLine, transcriptLength } from './restore.js';
 import { isSessionId } from '../trust/ids.js';
 import { enabledOrSay, inThisWorktree, processIo, type Io } from './common.js';

@@ -15,7 +15,7 @@ import { NOTES_REF, notePath, trackingNotesRefs } from '../links/notes.js';
 import { readRef } from '../git/refs.js';
 import { readCheckpoint, readSessionContent } from '../store/routing.js';
 import { isCheckpointId, sessionIdProblem } from '../trust/ids.js';
-import { firstParentCommits } from './doctor.js';
+import { firstParentCommits } from '../git/first-parent.js';
 
 /** How a commit links a checkpoint: its message's trailer, or only a note (SPEC-2 §D.5). */
 export type LinkVia = 'trailer' | 'note';

@@ -9,7 +9,7 @@ import { listStates } from '../session/store.js';
 import { readCheckpoint } from '../store/routing.js';
 import { linkedIdsWithSource, type LinkVia } from './session-claims.js';
 import { isCheckpointId, isTaskId, sessionIdProblem } from '../trust/ids.js';
-import { firstParentCommits } from './doctor.js';
+import { firstParentCommits } from '../git/first-parent.js';
 
 /** How far back the branch is searched for checkpoints (SPEC-2 §F.1). */
 export const THREAD_SCAN_COMMITS = 200;

@@ -14,7 +14,7 @@ const SCAN_COMMITS = 50;
 /** The text handed to a new session, or null (setting off, not a new session, no checkpoint). */
 export async function startContext(ctx: HookContext, event: HookEvent): Promise<string | null> {
   if (ctx.settings.settings.context_on_start !== true || event.source !== 'startup' || !ctx.head) return null;
-  const { firstParentCommits } = await import('../commands/doctor.js');
+  const { firstParentCommits } = await import('../git/first-parent.js');
   const { allCheckpointIds } = await import('../checkpoint/trailers.js');
   const { isCheckpointId } = await import('../trust/ids.js');
   const { readCheckpoint } = await import('../store/committed.js');

@@ -47,6 +47,8 @@ const LAYER_OF: Record<string, Layer> = {
   links: 'sync|store|install|agents',
   // checkpoint/ holds the pure codecs (ids, trailers, metadata.json, chunking): the model.
   checkpoint: 'model|redact|git',
+  // provenance/ holds B.2's pure line matching (edit distance, hunk matching): no I/O, the model.
+  provenance: 'model|redact|git',
   redact: 'model|redact|git',
   git: 'model|redact|git',
   // settings/ is the settings files' schema and reader: configuration, read by every layer above;
@@ -68,8 +70,6 @@ const ALLOWED: readonly string[] = [
   // install → cli/commands: enable prints through cli's error formatter and asks through commands' confirm
   'install/enable.ts -> cli/output.ts',
   'install/enable.ts -> commands/common.ts',
-  // flows → commands: seeding a resumed session reads the newest checkpoint's layers through a command module
-  'strategy/seed.ts -> commands/context.ts',
 
   // --- type-only imports that point up ---
   // HookContext lives in strategy/context.ts (flows); the stores below take it as a parameter type
@@ -88,6 +88,10 @@ const ALLOWED: readonly string[] = [
   // checkpoint-remote setting
   'store/committed.ts -> sync/merge.ts',
   'store/sources.ts -> sync/checkpoint-remote.ts',
+  // the routing store's on-demand fetch (SPEC-3 §A.4) asks sync for the checkpoint remote and install
+  // for the remote list (move both settings readers down to store/ or git/)
+  'store/routing.ts -> sync/checkpoint-remote.ts',
+  'store/routing.ts -> install/fetch-refspecs.ts',
   // install ↔ sync: install configures sync's checkpoint remote; sync's status reads install's remote list
   'sync/state.ts -> install/fetch-refspecs.ts',
   // trust ↔ platform: trust uses the platform's errors, ids and readers; the log and stderr reach
