@@ -8,7 +8,7 @@
  * its own pid, never released) and logs the environment it was given.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +62,23 @@ describe('releaseLocksLeftBy: only locks of a gone process of this host, made du
     expect(existsSync(left)).toBe(false);
     expect(existsSync(`${left}.breaker`)).toBe(false);
     for (const kept of [live, older, elsewhere, breaking, notALock]) expect(existsSync(kept), kept).toBe(true);
+  });
+
+  it('a lock with no owner written in it (the run exited between mkdir and meta.json): released when made during our run, else kept', () => {
+    const state = tempDir();
+    const env = { HOME: '/nonexistent', XDG_STATE_HOME: state };
+    const locks = openCodeLocksDir(env)!;
+    mkdirSync(locks, { recursive: true });
+    const old = join(locks, `${hex('7')}.lock`);
+    mkdirSync(old);
+    utimesSync(old, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+    const from = Date.now();
+    const ours = join(locks, `${hex('8')}.lock`);
+    mkdirSync(ours);
+    writeFileSync(join(ours, 'heartbeat'), '');
+    expect(releaseLocksLeftBy(env, from, Date.now())).toEqual([`${hex('8')}.lock`]);
+    expect(existsSync(ours)).toBe(false);
+    expect(existsSync(old)).toBe(true);
   });
 
   it('without XDG_STATE_HOME: ~/.local/state/opencode/locks; nothing there: nothing to do', () => {

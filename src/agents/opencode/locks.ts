@@ -19,7 +19,11 @@
  * a lock of this host whose owner process is gone and that was created while
  * our run lived, taken over through OpenCode's own `<lock>.breaker` directory
  * so that no other OpenCode process breaking it at the same moment is raced.
- * A lock a live process holds is never touched.
+ * A run that exits between making the lock directory and writing its
+ * `meta.json` leaves a lock that names no owner (seen with 1.18.33's
+ * `export`): one made during our run that still has no `meta.json` a moment
+ * later is taken as that run's (a live taker writes it within milliseconds of
+ * the `mkdir`; OpenCode breaks such a lock by the directory's age). A lock a live process holds is never touched.
  */
 import { lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,6 +73,32 @@ function isDir(path: string): boolean {
   }
 }
 
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A lock directory with no owner written in it (no `meta.json`), last changed within [lo, hi]. */
+function ownerless(lock: string, lo: number, hi: number): boolean {
+  try {
+    const st = lstatSync(lock);
+    return st.isDirectory() && st.mtimeMs >= lo && st.mtimeMs <= hi && !exists(join(lock, 'meta.json'));
+  } catch {
+    return false;
+  }
+}
+
+/** How long an ownerless lock must stay so before it counts as a dead run's. */
+const OWNERLESS_SETTLE_MS = 200;
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /**
  * Release the locks an `opencode` run of ours left: of this host, created
  * within `[from, to]` (the run's lifetime, ms since the epoch), whose owner
@@ -88,12 +118,24 @@ export function releaseLocksLeftBy(env: NodeJS.ProcessEnv, from: number, to: num
   // createdAt is OpenCode's wall clock in ms: a little slack either side
   const lo = from - 1000;
   const hi = to + 1000;
+  const candidates: { name: string; lock: string; token: string | null }[] = [];
+  let settle = false;
   for (const name of names) {
     if (!/^[0-9a-f]{40}\.lock$/.test(name)) continue;
     const lock = join(dir, name);
     if (!isDir(lock)) continue;
+    if (ownerless(lock, lo, hi)) {
+      candidates.push({ name, lock, token: null });
+      settle = true;
+      continue;
+    }
     const meta = readMeta(lock);
     if (meta === null || meta.hostname !== host || meta.createdAt < lo || meta.createdAt > hi || alive(meta.pid)) continue;
+    candidates.push({ name, lock, token: meta.token });
+  }
+  if (settle) sleepSync(OWNERLESS_SETTLE_MS);
+  for (const { name, lock, token } of candidates) {
+    if (token === null && !ownerless(lock, lo, hi)) continue; // an owner wrote itself in meanwhile
     // OpenCode's own takeover: whoever makes `<lock>.breaker` may remove the stale lock
     const breaker = `${lock}.breaker`;
     try {
@@ -103,7 +145,8 @@ export function releaseLocksLeftBy(env: NodeJS.ProcessEnv, from: number, to: num
     }
     try {
       const again = readMeta(lock);
-      if (again !== null && again.token === meta.token && isDir(lock)) {
+      const same = token === null ? again === null && ownerless(lock, lo, hi) : again !== null && again.token === token;
+      if (same && isDir(lock)) {
         rmSync(lock, { recursive: true, force: true });
         released.push(name);
       }
