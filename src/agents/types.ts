@@ -261,6 +261,13 @@ export interface AgentAdapter {
    * (issue 25, point 5). Returns the lines to print.
    */
   approveHooks?(repoRoot: string, env: NodeJS.ProcessEnv, ask: (question: string) => Promise<boolean>): Promise<string[]>;
+  /**
+   * Our hooks are installed but as an older Entire wrote them (a plugin version this one has
+   * replaced): one `! …` line each saying what and the fix (`entire enable --agent <key>` again);
+   * [] when current. `status` and `doctor` (`agent-hooks-outdated`; `--force` reinstalls) report
+   * them. Optional; never throws.
+   */
+  hooksOutdated?(repoRoot: string): string[];
   /** Remove exactly our entries (current and legacy spellings) from every settings file we may have written. */
   uninstallHooks(repoRoot: string): HookUninstallResult;
   /** True when our turn-end hook is installed (legacy spellings count). Never throws. */
@@ -304,6 +311,13 @@ export interface AgentAdapter {
    * it subagent files are read where `subagentTranscriptPaths` says.
    */
   stageSubagentTranscript?(repoRoot: string, sessionId: string, agentId: string, transcriptPath: string): Promise<string | null>;
+  /**
+   * `stageSubagentTranscript` is slow (a child session's export through the agent's CLI) and the
+   * agent waits for `post-task`: that hook then only records the finished task
+   * (`.entire/tmp/task-done-<tool use id>.json`), and the turn end (its worker) stages the
+   * transcript and writes the task step, before the turn's own step. Optional.
+   */
+  readonly subagentStepsAtTurnEnd?: boolean;
 
   /**
    * The directory every transcript of this agent lives under (SPEC-2 §A.5); null: none on disk.

@@ -26,3 +26,22 @@ export async function agentTrustGaps(repoRoot: string, env: NodeJS.ProcessEnv = 
   }
   return out;
 }
+
+/**
+ * Agent hooks installed as an older Entire wrote them (an OpenCode plugin of an older version):
+ * what `status` and `doctor` (`agent-hooks-outdated`) report, with the fix (`entire enable` again).
+ */
+export async function agentHooksOutdated(repoRoot: string): Promise<AgentTrustGap[]> {
+  const out: AgentTrustGap[] = [];
+  for (const a of await allAgents()) {
+    if (!a.hooksOutdated) continue;
+    let lines: string[];
+    try {
+      lines = a.hooksOutdated(repoRoot);
+    } catch {
+      continue; // advice only
+    }
+    if (lines.length > 0) out.push({ agent: a.key, displayName: a.displayName, lines });
+  }
+  return out;
+}

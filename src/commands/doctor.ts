@@ -78,6 +78,7 @@ export type FindingKind =
   | 'stale-ref-lock'
   | 'stale-transcript-cache'
   | 'agent-hooks-untrusted'
+  | 'agent-hooks-outdated'
   | 'unlinked-commit';
 
 export type FindingStatus = 'found' | 'fixed' | 'failed';
@@ -272,6 +273,7 @@ class Doctor {
     }
     this.scanHooks();
     await this.scanAgentTrust();
+    await this.scanAgentHooksOutdated();
     this.scanEntireDir();
     this.scanRefLocks();
     this.scanIntent();
@@ -295,6 +297,22 @@ class Doctor {
     const { agentTrustGaps } = await import('./agent-trust.js');
     for (const g of await agentTrustGaps(this.repo.root)) {
       this.add({ kind: 'agent-hooks-untrusted', subject: g.agent, detail: g.lines.map((l) => l.replace(/^!\s*/, '')).join('; ') });
+    }
+  }
+
+  /** Agent hooks an older Entire wrote (an older OpenCode plugin): `--force` reinstalls them as `enable` does. */
+  private async scanAgentHooksOutdated(): Promise<void> {
+    if (!isEnabled(this.ctx.settings)) return;
+    const { agentHooksOutdated } = await import('./agent-trust.js');
+    const root = this.repo.root;
+    for (const g of await agentHooksOutdated(root)) {
+      this.add({ kind: 'agent-hooks-outdated', subject: g.agent, detail: g.lines.map((l) => l.replace(/^!\s*/, '')).join('; ') }, async () => {
+        const { getAgent } = await import('../agents/registry.js');
+        const agent = await getAgent(g.agent);
+        const r = agent.installHooks(root);
+        const left = agent.hooksOutdated?.(root) ?? [];
+        return left.length === 0 ? { ok: true, detail: `${r.file} rewritten` } : { ok: false, detail: left.join('; ').replace(/^!\s*/, '') };
+      });
     }
   }
 
@@ -1039,6 +1057,7 @@ class Doctor {
       'stale-lock',
       'corrupt-state',
       'hooks',
+      'agent-hooks-outdated',
       'stale-active',
       'pending-condensation',
       'pending-finalization',

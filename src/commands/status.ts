@@ -17,7 +17,7 @@ import { listStates } from '../session/store.js';
 import { isLiveState, type SessionState } from '../session/state.js';
 import { syncState, syncLines, type SyncStateJson } from '../sync/state.js';
 import { agentLabel, inThisWorktree, timeAgo, type Io } from './common.js';
-import { agentTrustGaps } from './agent-trust.js';
+import { agentHooksOutdated, agentTrustGaps } from './agent-trust.js';
 
 export interface StatusOptions {
   detailed?: boolean;
@@ -49,6 +49,8 @@ export interface StatusJson {
   sessions: StatusSessionJson[];
   /** Installed agent hooks the agent will not run yet (SPEC-2 §C.1); absent when there are none. */
   agent_hooks_untrusted?: { agent: string; detail: string }[];
+  /** Installed agent hooks an older Entire wrote (`entire enable` again updates them); absent when there are none. */
+  agent_hooks_outdated?: { agent: string; detail: string }[];
   /** SPEC-2 §E: where checkpoints are pushed and how far ahead/behind each checkpoint remote (an addition to v1 §8.3). */
   checkpoint_sync?: SyncStateJson;
   /** The stateful execution contract in numbers (issue 19): pending work resumed by later hooks, and what is still pending. */
@@ -127,6 +129,7 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
   if (corrupt > 0) io.err(`[entire] Warning: ${corrupt} unreadable session state file(s); run \`entire doctor\` for details`);
   const branch = currentBranch(repo) ?? '';
   const gaps = loaded.configured ? await agentTrustGaps(repo.root) : [];
+  const outdated = loaded.configured ? await agentHooksOutdated(repo.root) : [];
 
   if (opts.json) {
     const doc: StatusJson = {
@@ -140,6 +143,7 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
       hook_operations: hookOperations(repo.root, sessions),
     };
     if (gaps.length > 0) doc.agent_hooks_untrusted = gaps.flatMap((g) => g.lines.map((l) => ({ agent: g.agent, detail: l.replace(/^!\s*/, '') })));
+    if (outdated.length > 0) doc.agent_hooks_outdated = outdated.flatMap((g) => g.lines.map((l) => ({ agent: g.agent, detail: l.replace(/^!\s*/, '') })));
     if (loaded.configured) doc.checkpoint_sync = await syncState(repo, loaded.settings);
     io.raw(encodeJson(doc));
     return;
@@ -150,7 +154,7 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
     return;
   }
   io.out(`${enabled ? 'Enabled' : 'Disabled'} (${DEFAULT_STRATEGY})`);
-  for (const g of gaps) for (const l of g.lines) io.out(l);
+  for (const g of [...gaps, ...outdated]) for (const l of g.lines) io.out(l);
   if (opts.detailed) {
     if (loaded.project) io.out(settingsFileLine('Project', loaded.project));
     if (loaded.local) io.out(settingsFileLine('Local', loaded.local));

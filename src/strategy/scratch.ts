@@ -72,7 +72,7 @@ function parseJson<T>(buf: Buffer | null): T | null {
 
 /** The names we create in `.entire/tmp` (only these are ever deleted there, SPEC-2 §A.4). */
 export function isScratchName(name: string): boolean {
-  return /^(?:pre-prompt-.{1,128}\.json|pre-task-[A-Za-z0-9_-]{1,128}\.json|transcript-.{1,128}\.json|seed-[0-9a-f]{12}\.md|.{1,160}\.\d{1,10}\.[0-9a-f]{1,16}\.tmp)$/.test(name);
+  return /^(?:pre-prompt-.{1,128}\.json|pre-task-[A-Za-z0-9_-]{1,128}\.json|task-done-[A-Za-z0-9_-]{1,128}\.json|transcript-.{1,128}\.json|seed-[0-9a-f]{12}\.md|.{1,160}\.\d{1,10}\.[0-9a-f]{1,16}\.tmp)$/.test(name);
 }
 
 /** Names in `.entire/tmp` ([] when missing or unsafe). */

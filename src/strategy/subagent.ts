@@ -1,12 +1,15 @@
 /**
  * SPEC §6.8 subagents: `pre-task` snapshots the work tree, `post-task`
  * writes a subagent step if files changed since, `post-todo` (only inside a
- * subagent) an incremental step.
+ * subagent) an incremental step. An agent whose subagent transcript is slow
+ * to stage (`subagentStepsAtTurnEnd`: OpenCode's child export) has its
+ * `post-task` only record the finished task; the turn end writes its step.
  */
 import { join } from 'node:path';
 import type { HookContext } from './context.js';
 import type { HookEvent, AgentAdapter } from '../agents/types.js';
 import { loadState, updateState } from '../session/store.js';
+import type { SessionState } from '../session/state.js';
 import { writeShadowStep } from '../store/shadow.js';
 import { stepSubject } from '../checkpoint/messages.js';
 import { listScratch, writeScratch, readScratch, removeScratch } from './scratch.js';
@@ -23,6 +26,23 @@ import { FileRangeSource, ConcatSource, bytesOf, type ByteSource } from '../byte
 export function preTaskName(toolUseId: string): string {
   if (!isAgentId(toolUseId)) throw new EntireError('INVALID_INPUT', 'invalid tool_use_id');
   return `pre-task-${toolUseId}.json`;
+}
+
+/** A task `post-task` recorded for the turn end to write (`subagentStepsAtTurnEnd`). */
+export function finishedTaskName(toolUseId: string): string {
+  if (!isAgentId(toolUseId)) throw new EntireError('INVALID_INPUT', 'invalid tool_use_id');
+  return `task-done-${toolUseId}.json`;
+}
+
+/** What the turn end needs of a finished task: its ids, label, and the pre-task snapshot. */
+export interface FinishedTask {
+  session_id: string;
+  tool_use_id: string;
+  subagent_id?: string;
+  description?: string;
+  subagent_type?: string;
+  finished_at: string;
+  pre: PreTask | null;
 }
 
 /** The path of the subagent's own transcript where the agent keeps it; null when none opens. */
@@ -124,15 +144,54 @@ export async function subagentHook(ctx: HookContext, event: HookEvent, adapter: 
   if (event.kind === 'post-task') {
     const name = preTaskName(toolUseId);
     const pre = readScratch<PreTask>(ctx.repo.root, name);
+    if (adapter.subagentStepsAtTurnEnd) {
+      // the agent waits for this hook: no export, no git here; the turn end writes the step
+      const done: FinishedTask = { session_id: event.sessionId, tool_use_id: toolUseId, finished_at: ctx.now().toISOString(), pre };
+      if (event.subagentId) done.subagent_id = event.subagentId;
+      if (event.taskDescription !== undefined) done.description = event.taskDescription;
+      if (event.subagentType !== undefined) done.subagent_type = event.subagentType;
+      writeScratch(ctx.repo.root, finishedTaskName(toolUseId), done);
+      removeScratch(ctx.repo.root, name);
+      return;
+    }
     await writeTaskStep(ctx, event, adapter, pre, event.taskDescription ?? 'Subagent task', true);
     removeScratch(ctx.repo.root, name);
   }
 }
 
 /**
+ * The turn end (or the next hook that records an open turn) of an agent with
+ * `subagentStepsAtTurnEnd`: each task `post-task` recorded for the session, in
+ * the order they finished, gets its transcript staged and its step written,
+ * before the turn's own step. `state` is the session's, under its lock (the
+ * caller saves it). A task whose step fails is logged and dropped, as a
+ * failed `post-task` would be.
+ */
+export async function writeFinishedTasks(ctx: HookContext, state: SessionState, adapter: AgentAdapter): Promise<void> {
+  const names = listScratch(ctx.repo.root).filter((n) => n.startsWith('task-done-') && n.endsWith('.json'));
+  const tasks = names
+    .map((n) => ({ n, t: readScratch<FinishedTask>(ctx.repo.root, n) }))
+    .filter((x): x is { n: string; t: FinishedTask } => x.t !== null && x.t.session_id === state.session_id && isAgentId(x.t.tool_use_id))
+    .sort((a, b) => (a.t.finished_at < b.t.finished_at ? -1 : a.t.finished_at > b.t.finished_at ? 1 : 0));
+  for (const { n, t } of tasks) {
+    const event: HookEvent = { kind: 'post-task', agent: adapter.key, verb: 'post-task', sessionId: state.session_id, toolUseId: t.tool_use_id, toolName: 'task' };
+    if (typeof t.subagent_id === 'string' && isAgentId(t.subagent_id)) event.subagentId = t.subagent_id;
+    if (typeof t.subagent_type === 'string') event.subagentType = t.subagent_type;
+    if (state.transcript_path) event.transcriptPath = state.transcript_path;
+    try {
+      await writeTaskStep(ctx, event, adapter, t.pre, typeof t.description === 'string' ? t.description : 'Subagent task', true, state);
+    } catch (e) {
+      ctx.log.warn('could not write the subagent step', { session_id: state.session_id, details: { tool_use_id: t.tool_use_id }, error: e });
+    }
+    removeScratch(ctx.repo.root, n);
+  }
+}
+
+/**
  * A subagent step: the paths its transcript edits or that changed since
  * `pre`, as they are now, with its transcript. Returns those paths (empty:
- * nothing differs from HEAD, no step).
+ * nothing differs from HEAD, no step). `held`: the session's state, whose
+ * lock the caller holds (the turn end): updated in place instead of saved.
  */
 export async function writeTaskStep(
   ctx: HookContext,
@@ -141,6 +200,7 @@ export async function writeTaskStep(
   pre: PreTask | null,
   label: string,
   final: boolean,
+  held?: SessionState,
 ): Promise<string[]> {
   const toolUseId = pre?.tool_use_id || event.toolUseId || '';
   if (!isAgentId(toolUseId)) return [];
@@ -164,7 +224,7 @@ export async function writeTaskStep(
   const candidates = turnCandidates({ root: ctx.repo.root, editPaths: subEdits, before: pre?.dirty_files ?? null, now: view });
   const paths = [...candidates].filter((p) => view.differing.has(p));
   if (paths.length === 0) return [];
-  const state = loadState(ctx.repo.commonDir, event.sessionId)?.state ?? null;
+  const state = held ?? loadState(ctx.repo.commonDir, event.sessionId)?.state ?? null;
   const taskFiles: Record<string, string | PreRedacted> = {
     'checkpoint.json': encodeJson({ session_id: event.sessionId, tool_use_id: toolUseId, agent_id: event.subagentId ?? '', final }),
   };
@@ -183,15 +243,16 @@ export async function writeTaskStep(
     taskFiles,
   });
   if (!res.changed) return paths;
-  await updateState(ctx.repo.commonDir, event.sessionId, (s) => {
-    if (!s) return null;
+  const apply = (s: SessionState): SessionState => {
     s.checkpoint_count = (s.checkpoint_count ?? 0) + 1;
     const fs = filesTouched(s.files_touched, paths, view.differing);
     if (fs.length > 0) s.files_touched = fs;
     s.base_commit = base;
     s.last_interaction_time = ctx.now().toISOString();
     return s;
-  });
+  };
+  if (held) apply(held);
+  else await updateState(ctx.repo.commonDir, event.sessionId, (s) => (s ? apply(s) : null));
   return paths;
 }
 

@@ -103,6 +103,12 @@ interface StepOutcome {
  */
 async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentAdapter, pre: PrePrompt | null): Promise<StepOutcome> {
   if (!ctx.head) return { state, wrote: false };
+  // tasks whose post-task only recorded them (OpenCode: their child export is staged here, off the
+  // agent's wait); before the turn's analysis, which reads the staged child exports' tokens
+  if (adapter.subagentStepsAtTurnEnd) {
+    await (await import('./subagent.js')).writeFinishedTasks(ctx, state, adapter);
+    mark('stop: finished tasks written');
+  }
   const path = state.transcript_path;
   const from = pre?.step_transcript_start ?? state.checkpoint_transcript_start ?? 0;
   const owner = { root: ctx.repo.root, sessionId: state.session_id };

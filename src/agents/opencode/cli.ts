@@ -5,7 +5,11 @@
  * `.entire/tmp/<sid>.json` only when it is a session document, and
  * `opencode import <file>` to restore one. `opencode` is found on PATH and
  * run `--pure` (without project plugins: ours would report a deletion as the
- * session's end, and none of them has anything to do in these runs).
+ * session's end, and none of them has anything to do in these runs), without
+ * the project's configuration (`OPENCODE_DISABLE_PROJECT_CONFIG=1`: no
+ * background `npm install` into its `.opencode/`), and any install lock the
+ * run left behind is released after it (./locks.ts): the next `opencode`
+ * would otherwise wait ≈ 55 s for it to go stale.
  */
 import { join } from 'node:path';
 import { childProcess } from '../../builtins.js';
@@ -15,6 +19,7 @@ import { confinedDir, readFileNoFollow, removeConfined, writeFileIn } from '../.
 import { maxTranscriptBytes } from '../../trust/transcript-file.js';
 import { randomHex } from '../../random.js';
 import { parseOpenCodeExport } from './transcript.js';
+import { releaseLocksLeftBy } from './locks.js';
 
 const TMP_REL = '.entire/tmp';
 /** An export starts the whole CLI (≈ 1–4 s on a busy machine); past this it is given up. */
@@ -43,9 +48,13 @@ interface CliResult {
   failure?: string;
 }
 
-/** The environment git hands its hooks would point a child git at this repository's index: not OpenCode's business. */
+/**
+ * The environment git hands its hooks would point a child git at this repository's index: not
+ * OpenCode's business. The project's configuration is not read: these runs need none of it, and
+ * loading `.opencode/` starts a background `npm install` there that outlives them as a lock.
+ */
 function childEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, OPENCODE_DISABLE_PROJECT_CONFIG: '1' };
   for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_PREFIX']) delete env[k];
   return env;
 }
@@ -58,8 +67,10 @@ function runOpenCode(args: string[], cwd: string, timeoutMs: number): Promise<Cl
     let stderr = '';
     let failure: string | undefined;
     let child: ReturnType<ReturnType<typeof childProcess>['spawn']>;
+    const env = childEnv();
+    const startedAt = Date.now();
     try {
-      child = childProcess().spawn('opencode', args, { cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      child = childProcess().spawn('opencode', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     } catch (e) {
       resolve({ status: null, stdout: Buffer.alloc(0), stderr: '', failure: (e as Error).message });
       return;
@@ -85,6 +96,8 @@ function runOpenCode(args: string[], cwd: string, timeoutMs: number): Promise<Cl
     });
     child.on('close', (status) => {
       clearTimeout(timer);
+      // the background dependency install it started and never finished
+      releaseLocksLeftBy(env, startedAt, Date.now());
       resolve({ status, stdout: Buffer.concat(out), stderr: stderr.trim(), ...(failure !== undefined ? { failure } : {}) });
     });
   });

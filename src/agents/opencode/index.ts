@@ -10,7 +10,7 @@ import { accessSync, constants } from 'node:fs';
 import type { AgentAdapter } from '../types.js';
 import { openCodeContextEvents } from './context-events.js';
 import { parseOpenCodeHookInput } from './hook-input.js';
-import { installOpenCodePlugin, openCodePluginInstalled, uninstallOpenCodePlugin } from './plugin.js';
+import { installOpenCodePlugin, openCodePluginInstalled, openCodePluginOutdated, uninstallOpenCodePlugin } from './plugin.js';
 import { openCodeStagingDir, refreshOpenCodeTranscript, stagedExportPath } from './cli.js';
 import { restoreOpenCodeSession } from './restore.js';
 import { stageChildExport } from './subagents.js';
@@ -51,6 +51,7 @@ export const openCodeAgent: AgentAdapter = {
   installHooks: installOpenCodePlugin,
   uninstallHooks: uninstallOpenCodePlugin,
   hooksInstalled: openCodePluginInstalled,
+  hooksOutdated: openCodePluginOutdated,
   enableNotes: async (_repoRoot, env) =>
     openCodeOnPath(env) ? [] : ['! OpenCode sessions are read with `opencode export`: put `opencode` on PATH for Entire to record them'],
 
@@ -69,6 +70,8 @@ export const openCodeAgent: AgentAdapter = {
   // a subagent is a child session: Entire stages its export beside the parent's (./subagents.ts)
   subagentTranscriptPaths: () => [],
   stageSubagentTranscript: stageChildExport,
+  // the export takes seconds and OpenCode waits for post-task: the turn-end worker runs it
+  subagentStepsAtTurnEnd: true,
   transcriptRoot: (repoRoot) => openCodeStagingDir(repoRoot),
   refreshTranscript: refreshOpenCodeTranscript,
   // OpenCode names no transcript file: the staged export is the only one read

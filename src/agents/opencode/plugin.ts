@@ -17,13 +17,18 @@ import type { HookInstallOptions, HookInstallResult, HookUninstallResult } from 
 export const OPENCODE_PLUGIN_FILE = '.opencode/plugins/entire.ts';
 /** On the first line of every version of our plugin: how install and uninstall know the file is ours. */
 export const OPENCODE_PLUGIN_MARKER = 'entire-opencode-plugin';
+/**
+ * The version `enable` writes (`// entire-opencode-plugin v<N>` on the first line): v1 reported
+ * no subagent tasks; v2 added `tool.execute.before/after` of `task` (pre-task / post-task).
+ */
+export const OPENCODE_PLUGIN_VERSION = 2;
 
 /**
  * The plugin. Spawns synchronously: `opencode run` exits without awaiting a
  * plugin's async work, so an async spawn could lose the turn end. Its own
  * init spawns nothing (OpenCode also loads it for `export` and `import`).
  */
-export const OPENCODE_PLUGIN_SOURCE = `// ${OPENCODE_PLUGIN_MARKER} v2: links OpenCode sessions to git commits (Entire).
+export const OPENCODE_PLUGIN_SOURCE = `// ${OPENCODE_PLUGIN_MARKER} v${OPENCODE_PLUGIN_VERSION}: links OpenCode sessions to git commits (Entire).
 // Written by \`entire enable --agent opencode\` and rewritten by it: edits here are lost.
 // \`entire disable --uninstall\` removes it. Without \`entire\` on PATH it does nothing.
 import { spawnSync } from "node:child_process";
@@ -166,6 +171,28 @@ export function uninstallOpenCodePlugin(repoRoot: string): HookUninstallResult {
     }
   }
   return { files: [OPENCODE_PLUGIN_FILE], changed: true };
+}
+
+/** The version on an installed plugin's first line (ours only), null when none is readable. */
+export function installedOpenCodePluginVersion(repoRoot: string): number | null {
+  try {
+    const content = readPlugin(repoRoot);
+    if (!isOurs(content)) return null;
+    const m = /entire-opencode-plugin v(\d{1,6})\b/.exec(content!.subarray(0, 200).toString('utf8').split('\n')[0] ?? '');
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** status / doctor: our plugin as an older Entire wrote it keeps that version until `enable` runs again. */
+export function openCodePluginOutdated(repoRoot: string): string[] {
+  const v = installedOpenCodePluginVersion(repoRoot);
+  if (v === null || v >= OPENCODE_PLUGIN_VERSION) return [];
+  const missing = v < 2 ? ' (it reports no subagent tasks)' : '';
+  return [
+    `! OpenCode's plugin ${OPENCODE_PLUGIN_FILE} is v${v}, this Entire writes v${OPENCODE_PLUGIN_VERSION}${missing}: run \`entire enable --agent opencode\` again`,
+  ];
 }
 
 export function openCodePluginInstalled(repoRoot: string): boolean {

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { openAiChatDialect } from '../dialects/openai-chat.js';
+import { releaseLocksLeftBy } from '../../../src/agents/opencode/locks.js';
 import type { AgentDriver } from './types.js';
 
 /** The CLI the suite runs (startArgv hears it first): restoreProblems exports with it. */
@@ -108,7 +109,12 @@ export const openCodeDriver: AgentDriver = {
   restoreProblems(home, _projectRoot, sessionId, restoredPath) {
     const problems: string[] = [];
     if (!restoredPath.includes('opencode import')) problems.push(`restored to ${restoredPath}, expected OpenCode's import`);
-    const r = spawnSync(lastBin, ['export', sessionId], { cwd: home, env: { ...process.env, ...xdgEnv(home), ...QUIET_ENV }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    const env = { ...process.env, ...xdgEnv(home), ...QUIET_ENV };
+    const from = Date.now();
+    const r = spawnSync(lastBin, ['export', sessionId], { cwd: home, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    // this check is not the user's: it leaves no npm-install lock for the resumed run to wait out
+    // (OpenCode starts one in the new HOME's config dir and exits before it is done, docs/agents.md)
+    releaseLocksLeftBy(env, from, Date.now());
     if (r.status !== 0) problems.push(`opencode export ${sessionId} in the new HOME failed (${r.status}): ${r.stderr.slice(-500)}`);
     else if (!r.stdout.includes('ETIER-STD')) problems.push('the imported session lacks the first prompt');
     return problems;
