@@ -6,7 +6,9 @@
  * EntireError('LOCK_TIMEOUT')). Not re-entrant: do not nest locks of one
  * session in one process.
  */
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { writeFileIn } from '../trust/confined.js';
 import { EntireError } from '../errors.js';
 import { ensureDir, errnoCode, isNotFound, lockFilePath, sessionsDir, tryUnlink } from './paths.js';
 import { randomHex } from '../random.js';
@@ -152,10 +154,9 @@ function heldLock(path: string, token: string, createdMs: number): SessionLock {
     path,
     token,
     handOver(pid: number): void {
-      // replace, never rewrite in place: a waiter reads either the old or the new holder, whole
-      const tmp = `${path}.${process.pid}.handover.tmp`;
-      writeFileSync(tmp, lockText(pid, createdMs, token, true), { mode: 0o600 });
-      renameSync(tmp, path);
+      // replace, never rewrite in place: a waiter reads either the old or the new holder, whole;
+      // the temporary file is O_EXCL|O_NOFOLLOW with a random name (no planted link is written through)
+      writeFileIn(dirname(path), basename(path), lockText(pid, createdMs, token, true));
       released = true;
     },
     release(): void {
