@@ -22,6 +22,7 @@ import { zeroOid } from './repo.js';
 import { isValidRefName, packedRefsHaveUnder, packedRefValue, parseRefFile, readHead } from './ref-format.js';
 import { adjustSharedPerm, mkdirShared, sharedPerm } from './shared-perm.js';
 import { fault } from '../faults.js';
+import { hostname } from 'node:os';
 
 /**
  * Issue 25 point 10: a hook SIGKILLed while it holds `<ref>.lock` (a commit's post-commit killed
@@ -29,9 +30,9 @@ import { fault } from '../faults.js';
  * the lock for good, and git, like us, then refused every update of the metadata branch: each
  * checkpoint after it became pending work that could never be written, every trailer dangled
  * (until `doctor --force`, ten minutes later). Git's lock files say nothing of their holder, so
- * ours say it while held: `entire-ref-lock <pid> <start time>`, replaced by the ref's value as
+ * ours say it while held: `entire-ref-lock <pid> <start time> <host>`, replaced by the ref's value as
  * the last write before the rename. A later transaction that meets such a lock of a process that
- * no longer runs (its pid is gone, or now names a process started at another time: pids wrap
+ * no longer runs on this host (its pid is gone, or now names a process started at another time: pids wrap
  * at 32768 on a busy machine) removes it under an O_EXCL guard and goes on. A lock without
  * the mark (git's, or one of ours killed between its last write and its rename) is left to
  * git and `doctor`.
@@ -39,6 +40,13 @@ import { fault } from '../faults.js';
 const LOCK_MARK = 'entire-ref-lock';
 const GUARD_STALE_MS = 10_000;
 let selfStart: string | undefined;
+let host: string | undefined;
+
+/** The host name as a mark may hold it (a lock on a shared file system may be another machine's). */
+function thisHost(): string {
+  host ??= hostname().replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || '_';
+  return host;
+}
 
 /** The start time of process `pid` (clock ticks since boot, /proc/<pid>/stat field 22); '0' where unknown, null when no such process. */
 function startTime(pid: number): string | null {
@@ -61,7 +69,7 @@ function startTime(pid: number): string | null {
 
 function lockMark(): string {
   selfStart ??= startTime(process.pid) ?? '0';
-  return `${LOCK_MARK} ${process.pid} ${selfStart}\n`;
+  return `${LOCK_MARK} ${process.pid} ${selfStart} ${thisHost()}\n`;
 }
 
 /** Is `lockPath` a lock of ours whose holder no longer runs? */
@@ -70,7 +78,7 @@ function abandonedLock(lockPath: string): boolean {
   try {
     const fd = openSync(lockPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
-      const buf = Buffer.alloc(96);
+      const buf = Buffer.alloc(160);
       text = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('latin1');
     } finally {
       closeSync(fd);
@@ -78,8 +86,8 @@ function abandonedLock(lockPath: string): boolean {
   } catch {
     return false;
   }
-  const m = new RegExp(`^${LOCK_MARK} (\\d+) (\\d+)\n$`).exec(text);
-  if (!m) return false;
+  const m = new RegExp(`^${LOCK_MARK} (\\d+) (\\d+) (\\S+)\n$`).exec(text);
+  if (!m || m[3] !== thisHost()) return false;
   const pid = Number(m[1]);
   if (pid === process.pid) return false;
   const now = startTime(pid);
