@@ -110,6 +110,7 @@ describe('post-commits SIGKILLed at 50–700 ms beside a CPU hog (issue 25 point
           count('fault points');
         }
         expect(kills, 'no post-commit was killed').toBeGreaterThan(0);
+        console.log(`killed-post-commits round ${round + 1}: ${kills} of ${KILLS} post-commits killed`);
         // the next normal commit (its agent turn first, as a person would)
         agent.prompt('write last');
         agent.write('last.go', 'package last\n');
