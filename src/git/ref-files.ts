@@ -22,6 +22,7 @@ import { zeroOid } from './repo.js';
 import { isValidRefName, packedRefsHaveUnder, packedRefValue, parseRefFile, readHead } from './ref-format.js';
 import { adjustSharedPerm, mkdirShared, sharedPerm } from './shared-perm.js';
 import { fault } from '../faults.js';
+import { processStartTime } from '../process-identity.js';
 import { hostname } from 'node:os';
 
 /**
@@ -48,23 +49,10 @@ function thisHost(): string {
   return host;
 }
 
-/** The start time of process `pid` (clock ticks since boot, /proc/<pid>/stat field 22); '0' where unknown, null when no such process. */
+/** The start time of process `pid`; '0' where unknown, null when no such process. */
 function startTime(pid: number): string | null {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-      try {
-        process.kill(pid, 0);
-        return '0'; // no /proc here: the pid alone decides
-      } catch (k) {
-        return (k as NodeJS.ErrnoException).code === 'EPERM' ? '0' : null;
-      }
-    }
-    return '0';
-  }
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '0';
+  const t = processStartTime(pid);
+  return t === null ? null : t || '0';
 }
 
 function lockMark(): string {
