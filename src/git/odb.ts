@@ -54,6 +54,11 @@ export const STREAMED_BLOB_MIN = 8 * 1024 * 1024;
  * there is nothing to freshen either.
  */
 const writtenHere = new Map<string, Set<string>>();
+/** Forget what this process wrote (`git gc --prune=now` removed some of it: write it again). */
+export function forgetWrittenObjects(repo: Repo): void {
+  writtenHere.delete(repo.commonDir);
+}
+
 function writtenIn(repo: Repo): Set<string> {
   let set = writtenHere.get(repo.commonDir);
   if (!set) writtenHere.set(repo.commonDir, (set = new Set()));

@@ -13,7 +13,7 @@
  * clashes with a directory, HEAD pointing at one of the refs, an identity or
  * date that only git can work out, or a ref store other than files.
  */
-import { appendFileSync, closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, ftruncateSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Repo } from './repo.js';
 import type { RefUpdate } from './refs.js';
@@ -21,6 +21,116 @@ import { readConfigValue } from './config-file.js';
 import { zeroOid } from './repo.js';
 import { isValidRefName, packedRefsHaveUnder, packedRefValue, parseRefFile, readHead } from './ref-format.js';
 import { adjustSharedPerm, mkdirShared, sharedPerm } from './shared-perm.js';
+import { fault } from '../faults.js';
+import { processStartTime } from '../process-identity.js';
+import { hostname } from 'node:os';
+
+/**
+ * Issue 25 point 10: a hook SIGKILLed while it holds `<ref>.lock` (a commit's post-commit killed
+ * from outside; on a loaded machine the kill lands inside the transaction often enough) left
+ * the lock for good, and git, like us, then refused every update of the metadata branch: each
+ * checkpoint after it became pending work that could never be written, every trailer dangled
+ * (until `doctor --force`, ten minutes later). Git's lock files say nothing of their holder, so
+ * ours say it while held: `entire-ref-lock <pid> <start time> <host>`, replaced by the ref's value as
+ * the last write before the rename. A later transaction that meets such a lock of a process that
+ * no longer runs on this host (its pid is gone, or now names a process started at another time: pids wrap
+ * at 32768 on a busy machine) removes it under an O_EXCL guard and goes on. A lock without
+ * the mark (git's, or one of ours killed between its last write and its rename) is left to
+ * git and `doctor`.
+ */
+const LOCK_MARK = 'entire-ref-lock';
+const GUARD_STALE_MS = 10_000;
+let selfStart: string | undefined;
+let host: string | undefined;
+
+/** The host name as a mark may hold it (a lock on a shared file system may be another machine's). */
+function thisHost(): string {
+  host ??= hostname().replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || '_';
+  return host;
+}
+
+/** The start time of process `pid`; '0' where unknown, null when no such process. */
+function startTime(pid: number): string | null {
+  const t = processStartTime(pid);
+  return t === null ? null : t || '0';
+}
+
+function lockMark(): string {
+  selfStart ??= startTime(process.pid) ?? '0';
+  return `${LOCK_MARK} ${process.pid} ${selfStart} ${thisHost()}\n`;
+}
+
+/** Is `lockPath` a lock of ours whose holder no longer runs? */
+function abandonedLock(lockPath: string): boolean {
+  let text: string;
+  try {
+    const fd = openSync(lockPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      const buf = Buffer.alloc(160);
+      text = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('latin1');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+  const m = new RegExp(`^${LOCK_MARK} (\\d+) (\\d+) (\\S+)\n$`).exec(text);
+  if (!m || m[3] !== thisHost()) return false;
+  const pid = Number(m[1]);
+  if (pid === process.pid) return false;
+  const now = startTime(pid);
+  return now === null || (now !== '0' && m[2] !== '0' && now !== m[2]);
+}
+
+/**
+ * Remove `lockPath` if it is an abandoned lock of ours (see LOCK_MARK), under the guard
+ * `<lock>.entire-takeover` (O_EXCL: one remover at a time; under it the abandoned lock cannot
+ * change, as only its dead holder or a guard holder would remove it). True when removed.
+ */
+function takeOverAbandonedLock(lockPath: string): boolean {
+  if (!abandonedLock(lockPath)) return false;
+  const guard = lockPath + '.entire-takeover';
+  let fd: number;
+  try {
+    fd = openSync(guard, 'wx', 0o600);
+  } catch {
+    try {
+      // a guard left by a process killed during its takeover
+      if (Date.now() - statSync(guard).mtimeMs > GUARD_STALE_MS) rmSync(guard, { force: true });
+    } catch {
+      /* gone meanwhile */
+    }
+    return false;
+  }
+  try {
+    closeSync(fd);
+    if (!abandonedLock(lockPath)) return false;
+    rmSync(lockPath, { force: true });
+    return true;
+  } finally {
+    rmSync(guard, { force: true });
+  }
+}
+
+/** Create `<path>.lock` (O_EXCL) marked as ours; an abandoned lock of ours in the way is taken over once. */
+function createRefLock(path: string): number {
+  const lockPath = path + '.lock';
+  let fd: number;
+  try {
+    fd = openSync(lockPath, 'wx', 0o666);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !takeOverAbandonedLock(lockPath)) throw e;
+    fd = openSync(lockPath, 'wx', 0o666);
+  }
+  try {
+    writeSync(fd, lockMark());
+  } catch (e) {
+    closeSync(fd);
+    rmSync(lockPath, { force: true });
+    throw e;
+  }
+  return fd;
+}
 
 function readText(path: string): string | null {
   try {
@@ -118,7 +228,7 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
       const path = join(repo.commonDir, ref);
       try {
         mkdirShared(dirname(path), perm);
-        locks.push({ ref, path, fd: openSync(path + '.lock', 'wx', 0o666) });
+        locks.push({ ref, path, fd: createRefLock(path) });
         adjustSharedPerm(path + '.lock', perm); // the ref is this file, renamed
       } catch {
         release();
@@ -194,14 +304,9 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
         return 'race';
       }
     }
-    // commit: values into the locks, reflog lines, renames
-    for (const u of updates) {
-      const lock = locks.find((l) => l.ref === u.ref)!;
-      if (u.newOid === null) continue;
-      // no fsync: git's default (core.fsync unset) flushes packs only, not references
-      writeSync(lock.fd, u.newOid + '\n');
-    }
-    for (const l of locks) closeSync(l.fd);
+    fault('ref-locks-held');
+    // commit: reflog lines, then each lock's mark replaced by the value and renamed (the mark
+    // stays while anything else is done, see LOCK_MARK)
     for (const u of updates) {
       const lock = locks.find((l) => l.ref === u.ref)!;
       const c = current.get(u.ref)!;
@@ -222,8 +327,14 @@ export function updateRefsInProcess(repo: Repo, updates: RefUpdate[], message: s
           /* git, too, goes on when the reflog cannot be written */
         }
       }
+      // no fsync: git's default (core.fsync unset) flushes packs only, not references
+      ftruncateSync(lock.fd, 0);
+      writeSync(lock.fd, u.newOid + '\n', 0);
+      closeSync(lock.fd);
+      lock.fd = -1;
       renameSync(lock.path + '.lock', lock.path);
     }
+    for (const l of locks) if (l.fd >= 0) closeSync(l.fd);
     locks.length = 0;
     return 'ok';
   } catch (e) {

@@ -25,16 +25,16 @@ async function notesRefs(repo: Repo): Promise<string[]> {
 
 /** The ids notes give `commit` (local ∪ tracking). */
 export async function noteIdsOf(repo: Repo, commit: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const ref of await notesRefs(repo)) for (const id of await readNoteIds(repo, commit, ref).catch(() => [])) if (!out.includes(id)) out.push(id);
-  return out;
+  const out = new Set<string>();
+  for (const ref of await notesRefs(repo)) for (const id of await readNoteIds(repo, commit, ref).catch(() => [])) out.add(id);
+  return [...out];
 }
 
 /** Trailers ∪ notes of `commit` with message `message`. */
 export async function linkedIds(repo: Repo, commit: string, message: string): Promise<string[]> {
-  const ids = allCheckpointIds(message);
-  for (const id of await noteIdsOf(repo, commit)) if (!ids.includes(id)) ids.push(id);
-  return ids;
+  const ids = new Set(allCheckpointIds(message));
+  for (const id of await noteIdsOf(repo, commit)) ids.add(id);
+  return [...ids];
 }
 
 /** Forget the notes refs read so far (after this process wrote a note). */

@@ -41,7 +41,7 @@ function notePaths(commit: string): string[] {
 async function noteAt(repo: Repo, tip: string, commit: string): Promise<{ path: string; ids: string[] } | null> {
   for (const path of notePaths(commit)) {
     const o = await repo.objects.read(`${tip}:${path}`);
-    if (o && o.type === 'blob') return { path, ids: parseNoteIds(o.data.toString('utf8')) };
+    if (o && o.type === 'blob') return { path, ids: parseNoteIds(o.data) };
   }
   return null;
 }
@@ -94,7 +94,8 @@ function noteBuilder(repo: Repo, additions: ReadonlyMap<string, readonly string[
       for (const [commit, ids] of wanted) {
         const cur = tip ? await noteAt(repo, tip, commit) : null;
         const have = cur?.ids ?? [];
-        if (ids.every((id) => have.includes(id)) && cur !== null) continue;
+        const known = new Set(have);
+        if (ids.every((id) => known.has(id)) && cur !== null) continue;
         changes.push({ op: 'put', path: cur?.path ?? notePath(commit), content: renderNote([...have, ...ids]) });
       }
       return changes.length === 0 ? null : { message: NOTES_MESSAGE, changes };
@@ -120,7 +121,7 @@ export async function readAllNotes(repo: Repo, tree: string): Promise<Map<string
       } else if (e.mode === '100644' && name.length === want) {
         const b = await repo.objects.read(e.oid);
         if (!b || b.type !== 'blob') continue;
-        const ids = parseNoteIds(b.data.toString('utf8'));
+        const ids = parseNoteIds(b.data);
         if (ids.length > 0) out.set(name, [...new Set([...(out.get(name) ?? []), ...ids])]);
       }
     }

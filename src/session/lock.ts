@@ -6,7 +6,10 @@
  * EntireError('LOCK_TIMEOUT')). Not re-entrant: do not nest locks of one
  * session in one process.
  */
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { writeFileIn } from '../trust/confined.js';
+import { processAlive, processStartTime } from '../process-identity.js';
 import { EntireError } from '../errors.js';
 import { ensureDir, errnoCode, isNotFound, lockFilePath, sessionsDir, tryUnlink } from './paths.js';
 import { randomHex } from '../random.js';
@@ -76,6 +79,8 @@ export function isPidAlive(pid: number): boolean {
 
 interface LockFields {
   pid: number | null;
+  /** The holder's start time (src/process-identity.ts): a reused pid is no holder. */
+  pidStart: string | undefined;
   createdMs: number | null;
   token: string | null;
   /** Held by a process it was handed to (a turn-end worker), not by the one that took it. */
@@ -89,6 +94,7 @@ function parseLock(text: string): LockFields {
       const o = v as Record<string, unknown>;
       return {
         pid: typeof o['pid'] === 'number' ? o['pid'] : null,
+        pidStart: typeof o['pid_start'] === 'string' ? o['pid_start'] : undefined,
         createdMs: typeof o['created_ms'] === 'number' ? o['created_ms'] : null,
         token: typeof o['token'] === 'string' ? o['token'] : null,
         handedOver: o['handed_over'] === true,
@@ -97,7 +103,7 @@ function parseLock(text: string): LockFields {
   } catch {
     /* partially written or foreign: fall back to the file's mtime */
   }
-  return { pid: null, createdMs: null, token: null, handedOver: false };
+  return { pid: null, pidStart: undefined, createdMs: null, token: null, handedOver: false };
 }
 
 /** Inspect a lock file (for takeover decisions and `doctor`'s stale-lock finding). */
@@ -112,7 +118,7 @@ export function inspectLock(path: string, staleMs = LOCK_STALE_MS, now = Date.no
   }
   const p = parseLock(text);
   const createdMs = p.createdMs ?? st.mtimeMs;
-  const stale = now - createdMs > staleMs || (p.pid !== null && !isPidAlive(p.pid));
+  const stale = now - createdMs > staleMs || (p.pid !== null && !processAlive(p.pid, p.pidStart));
   return { pid: p.pid, createdMs, token: p.token, stale, ino: st.ino, mtimeMs: st.mtimeMs, size: st.size, handedOver: p.handedOver };
 }
 
@@ -141,8 +147,11 @@ function isSameLock(path: string, seen: LockInfo): boolean {
 
 type Attempt = { lock: SessionLock } | { retry: true; holderPid: number | null; holderHandedOver?: boolean };
 
+let selfStart: string | undefined;
+
 function lockText(pid: number, createdMs: number, token: string, handedOver = false): string {
-  return JSON.stringify({ pid, created_ms: createdMs, token, ...(handedOver ? { handed_over: true } : {}) }) + '\n';
+  const start = pid === process.pid ? (selfStart ??= processStartTime(pid) ?? '') : (processStartTime(pid) ?? '');
+  return JSON.stringify({ pid, ...(start ? { pid_start: start } : {}), created_ms: createdMs, token, ...(handedOver ? { handed_over: true } : {}) }) + '\n';
 }
 
 /** A held lock with this token; `release` removes it only while the file still carries the token. */
@@ -152,10 +161,9 @@ function heldLock(path: string, token: string, createdMs: number): SessionLock {
     path,
     token,
     handOver(pid: number): void {
-      // replace, never rewrite in place: a waiter reads either the old or the new holder, whole
-      const tmp = `${path}.${process.pid}.handover.tmp`;
-      writeFileSync(tmp, lockText(pid, createdMs, token, true), { mode: 0o600 });
-      renameSync(tmp, path);
+      // replace, never rewrite in place: a waiter reads either the old or the new holder, whole;
+      // the temporary file is O_EXCL|O_NOFOLLOW with a random name (no planted link is written through)
+      writeFileIn(dirname(path), basename(path), lockText(pid, createdMs, token, true));
       released = true;
     },
     release(): void {

@@ -296,7 +296,7 @@ export interface StaleRefLock {
 }
 
 /** A `git gc` recorded in `gc.pid` that is still running on this host. */
-function gcRunning(commonDir: string): boolean {
+export function gcRunning(commonDir: string): boolean {
   try {
     const [pid, host] = readFileSync(join(commonDir, 'gc.pid'), 'utf8').trim().split(/\s+/);
     if (host && host !== hostname()) return true; // another machine's gc: we cannot tell; assume it runs

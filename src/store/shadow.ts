@@ -17,6 +17,10 @@ import { encodeContextFile, encodePromptFile } from '../checkpoint/prompts.js';
 import { casPrepare, casWrite, type BuildResult } from './branch.js';
 import { mark } from '../timing.js';
 import { readCommit, readDir, readBlob, entriesAt } from './tree.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { forgetWrittenObjects } from '../git/odb.js';
+import { gcRunning as gcAlive } from './recover.js';
 import { PreRedacted, type TranscriptInput } from './content.js';
 
 export interface StepMetadata {
@@ -90,9 +94,53 @@ async function overlayFiles(sessionId: string, m: StepMetadata): Promise<Map<str
  * would equal the tip's (no empty steps).
  */
 export async function writeShadowStep(repo: Repo, w: StepWrite): Promise<StepWritten> {
+  const gcBefore = gcRunning(repo);
+  const before = await readRef(repo, `refs/heads/${shadowBranchName(w.baseCommit, w.worktreeId)}`);
   const s = await stepBuilder(repo, w);
   const res = await casWrite(repo, s.ref, s.build, STEP_CAS);
+  if (res.changed && res.oid && (gcBefore || gcRunning(repo)) && !(await stepComplete(repo, s.ref, res.oid, before))) {
+    // written once more from the work tree: every object again, none taken as already written
+    forgetWrittenObjects(repo);
+    const again = await stepBuilder(repo, w);
+    const r2 = await casWrite(repo, again.ref, again.build, STEP_CAS);
+    return { branch: again.branch, commit: r2.oid, changed: r2.changed };
+  }
   return { branch: s.branch, commit: res.oid, changed: res.changed };
+}
+
+/** `git gc` holds `gc.pid` while it runs (any gc, `--prune=now` included). */
+function gcRunning(repo: Repo): boolean {
+  return existsSync(join(repo.commonDir, 'gc.pid'));
+}
+
+const GC_WAIT_MS = 10_000;
+
+/**
+ * SPEC-2 §A.11 for the shadow writer (issue 25 point 7): casWrite's check (the new commit and
+ * its root tree exist) passes while a `git gc --prune=now` that listed the refs before our move
+ * is still to delete the step's loose blobs and subtrees, which left a branch naming a commit
+ * that reaches missing objects (seen with refs written through git, ENTIRE_LOCAL_REFS=0). Only
+ * when a gc ran beside the write: wait for it to end (bounded), ask git whether the step
+ * reaches a missing object, and if so put the branch back on its previous tip (or delete it, as
+ * `doctor --force` would) for the caller to write the step again. True when the step is whole
+ * (or the check could not tell).
+ */
+async function stepComplete(repo: Repo, ref: string, oid: string, before: string | null): Promise<boolean> {
+  const deadline = Date.now() + GC_WAIT_MS;
+  // (a gc.pid whose process is gone, a gc killed, is not waited for)
+  while (gcAlive(repo.commonDir) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 25));
+  if (!(await reachesMissing(repo, oid, before ? ['--not', before] : ['--not', `--exclude=${ref}`, '--all']))) return true;
+  mark('shadow: step lost objects to gc');
+  const back = before && !(await reachesMissing(repo, before, [])) ? before : null;
+  await updateRefs(repo, [{ ref, newOid: back, oldOid: oid }]).catch(() => undefined);
+  return false;
+}
+
+/** Whether `rev` reaches an object the store no longer has (git's walk; false when git cannot tell). */
+async function reachesMissing(repo: Repo, rev: string, not: string[]): Promise<boolean> {
+  const r = await runGit(['rev-list', '--objects', '--missing=print', rev, ...not], { cwd: repo.root, allowFailure: true });
+  if (r.code === 0) return /^\?/m.test(r.stdout.toString('utf8'));
+  return /missing|bad object|unable to read|could not/i.test(r.stderr);
 }
 
 /**

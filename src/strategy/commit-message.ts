@@ -9,7 +9,7 @@ import { sessionsForWorktree, type WorktreeSession } from '../session/index.js';
 import { isRebaseInProgress } from '../session/phase.js';
 import { configGet } from '../git/repo.js';
 import { readConfigValue } from '../git/config-file.js';
-import { isPidAlive } from '../session/lock.js';
+import { processAlive } from '../process-identity.js';
 import { readIntent, type CommitIntent } from './intent.js';
 
 /** An intent older than this was never consumed by a post-commit (§6.5 step 6). */
@@ -69,7 +69,7 @@ export function staleIntent(ctx: HookContext): CommitIntent | null {
  * recovery and `doctor`.
  */
 export function intentStaleness(intent: CommitIntent, now: Date): 'process-exited' | 'too-old' | null {
-  const alive = intent.git_pid ? isPidAlive(intent.git_pid) : null;
+  const alive = intent.git_pid ? processAlive(intent.git_pid, intent.git_start) : null;
   if (alive === false) return 'process-exited';
   const age = now.getTime() - Date.parse(intent.created_at);
   if (Number.isNaN(age) || (alive === null && !(age < INTENT_MAX_AGE_MS))) return 'too-old';

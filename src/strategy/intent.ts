@@ -16,6 +16,8 @@ export interface CommitIntent {
   sessions: Record<string, string[]>;
   /** git's pid, for recovery when post-commit never ran (§6.5 step 6). */
   git_pid?: number;
+  /** That process's start time (src/process-identity.ts): pids wrap, a reused one is not our git. */
+  git_start?: string;
   worktree?: string;
 }
 
@@ -47,6 +49,7 @@ export function readIntent(gitDir: string): CommitIntent | null {
     created_at: typeof raw.created_at === 'string' ? raw.created_at : '',
     sessions,
     git_pid: typeof raw.git_pid === 'number' ? raw.git_pid : undefined,
+    git_start: typeof raw.git_start === 'string' && /^\d{1,20}$/.test(raw.git_start) ? raw.git_start : undefined,
     worktree: typeof raw.worktree === 'string' ? raw.worktree : undefined,
   };
 }

@@ -6,12 +6,14 @@
  * note, and moves session bases, pending work, the commit intent and shadow
  * branches from the old commits to the new ones. Fail-open like every hook.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HookContext } from './context.js';
 import type { SessionState } from '../session/state.js';
 import { sessionsForWorktree } from '../session/index.js';
-import { updateState } from '../session/store.js';
+import { listStates, updateState } from '../session/store.js';
+import { SIDE_FILE_RE, sessionsDir } from '../session/paths.js';
+import { checkpointExists } from '../store/committed.js';
 import { readCommit } from '../store/tree.js';
 import { migrateShadow } from '../store/shadow.js';
 import { readIntent, writeIntent } from './intent.js';
@@ -53,21 +55,62 @@ export async function postRewrite(ctx: HookContext, args: string[], input: strin
   mark('post-rewrite: sessions');
 }
 
-/** D.2 (3): ids the old commits had (messages, notes) that the new one lacks go to its note. */
+/**
+ * The ids this repository still owes a checkpoint for (pending condensations in states and
+ * side files): they resolve once written, so a rewrite keeps them like written ones.
+ */
+function pendingIds(commonDir: string): Set<string> {
+  const out = new Set<string>();
+  try {
+    for (const { state } of listStates(commonDir).states) for (const p of state.pending_condensations ?? []) out.add(p.checkpoint_id);
+    for (const n of readdirSync(sessionsDir(commonDir))) {
+      const m = SIDE_FILE_RE.exec(n);
+      if (m) out.add(m[2]!);
+    }
+  } catch {
+    /* no sessions dir: nothing pending */
+  }
+  return out;
+}
+
+/**
+ * Issue 25: only ids that name a checkpoint (local or a remote's copy) or pending work here go
+ * to a note. Notes and messages are untrusted: a teammate's note listing ids of nothing would
+ * otherwise be copied into our note on every rebase and pushed on as ours.
+ */
+function resolverOf(ctx: HookContext): (id: string) => Promise<boolean> {
+  let pending: Set<string> | null = null;
+  const known = new Map<string, boolean>();
+  return async (id) => {
+    let ok = known.get(id);
+    if (ok === undefined) {
+      ok = (await checkpointExists(ctx.repo, id).catch(() => false)) || (pending ??= pendingIds(ctx.repo.commonDir)).has(id);
+      known.set(id, ok);
+    }
+    return ok;
+  };
+}
+
+/** D.2 (3): ids the old commits had (messages, notes) that the new one lacks go to its note, if they resolve. */
 async function keepIds(ctx: HookContext, byNew: Map<string, string[]>): Promise<void> {
   const additions = new Map<string, string[]>();
+  const resolves = resolverOf(ctx);
   for (const [n, olds] of byNew) {
     const cur = await readCommit(ctx.repo, n);
     if (!cur) continue;
     const have = new Set(await linkedIds(ctx.repo, n, cur.message));
-    const missing: string[] = [];
+    const missing = new Set<string>();
     for (const o of olds) {
       const old = await readCommit(ctx.repo, o);
       if (!old) continue;
-      for (const id of await linkedIds(ctx.repo, o, old.message)) if (!have.has(id) && !missing.includes(id)) missing.push(id);
+      for (const id of await linkedIds(ctx.repo, o, old.message)) if (!have.has(id) && !missing.has(id) && (await resolves(id))) missing.add(id);
     }
-    // the new commit's own trailer ids join too: the note lists every id of the commit
-    if (missing.length > 0) additions.set(n, [...have, ...missing]);
+    // the new commit's own trailer ids join too: the note lists every (resolving) id of the commit
+    if (missing.size > 0) {
+      const own: string[] = [];
+      for (const id of have) if (await resolves(id)) own.push(id);
+      additions.set(n, [...own, ...missing]);
+    }
   }
   if (additions.size > 0) {
     await addNoteIds(ctx.repo, additions);

@@ -18,6 +18,15 @@ import { generateCheckpointId } from '../checkpoint/id.js';
 import { collapsePrompt } from '../checkpoint/prompts.js';
 import { addCheckpointTrailer, removeCheckpointTrailers, checkpointIdsInFinalBlock, lastCheckpointIdInFinalBlock, finalTrailerBlock } from '../checkpoint/trailers.js';
 import { writeIntent } from './intent.js';
+import { processStartTime } from '../process-identity.js';
+
+/** The git process running this commit: its pid and start time (a stale intent is told by them). */
+function gitProcess(): { git_pid?: number; git_start?: string } {
+  const pid = argvPid();
+  if (pid === undefined) return {};
+  const start = processStartTime(pid);
+  return start ? { git_pid: pid, git_start: start } : { git_pid: pid };
+}
 import { readPrePrompt } from './scratch.js';
 import { viewWorkTree, turnCandidates } from './worktree.js';
 import { adapterFor, analyze, promptsOf, readableTranscript } from './transcript.js';
@@ -200,7 +209,7 @@ export async function prepareCommitMsg(ctx: HookContext, args: string[]): Promis
       head_before: ctx.head,
       created_at: ctx.now().toISOString(),
       sessions: id ? perSession : {},
-      git_pid: argvPid(),
+      ...gitProcess(),
       worktree: ctx.repo.root,
     });
     fault('prepare-commit-msg-after-intent');

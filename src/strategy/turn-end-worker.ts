@@ -14,12 +14,12 @@
  * when the worker cannot be started, and with ENTIRE_TURN_END=inline.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HookContext } from './context.js';
 import type { AgentAdapter, HookEvent } from '../agents/types.js';
 import { acquireSessionLock, adoptSessionLock, type SessionLock } from '../session/lock.js';
-import { sessionsDir, tryUnlink } from '../session/paths.js';
+import { DIR_MODE, SESSIONS_DIR_NAME, tryUnlink } from '../session/paths.js';
+import { confinedDir, readFileNoFollow, writeFileIn } from '../trust/confined.js';
 import type { TurnEndResult } from './turn.js';
 import { recoverInterruptedCommit } from './interrupted-commit.js';
 import { mark } from '../timing.js';
@@ -37,8 +37,8 @@ export interface Handover {
 
 export type TurnEndOutcome = TurnEndResult | { handedTo: number };
 
-function handoverPath(commonDir: string, sessionId: string): string {
-  return join(sessionsDir(commonDir), `${sessionId}.handover`);
+function handoverName(sessionId: string): string {
+  return `${sessionId}.handover`;
 }
 
 /**
@@ -54,7 +54,10 @@ export function takeHandover(): Handover | null {
   // (any other value is not ours: this is then an ordinary hook, reading its stdin)
   if (!/\/entire-sessions\/[^/]+\.handover$/.test(path)) return null;
   try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    // never through a link planted at the name (the confined writer replaces one, issue 25)
+    const raw = readFileNoFollow(path, 64 * 1024 * 1024);
+    if (raw === null) throw new Error('handover file missing or not a regular file');
+    const v = JSON.parse(raw.toString('utf8')) as unknown;
     if (typeof v === 'object' && v !== null && typeof (v as Handover).token === 'string' && typeof (v as Handover).stdin === 'string') return v as Handover;
     throw new Error('malformed handover file');
   } finally {
@@ -64,9 +67,11 @@ export function takeHandover(): Handover | null {
 
 /** Start the worker holding `lock`; its pid, or null when it could not be started. */
 function startWorker(ctx: HookContext, sessionId: string, stdin: string, lock: SessionLock, argv: readonly string[]): number | null {
-  const file = handoverPath(ctx.repo.commonDir, sessionId);
-  // written whole before the worker exists, read once by it: no atomic rename needed
-  writeFileSync(file, JSON.stringify({ token: lock.token, stdin } satisfies Handover), { mode: 0o600 });
+  // through the confined writer (SPEC-2 §A.4, issue 25): a symlink planted at the name (say to
+  // ~/.bashrc) is replaced, never written through; the directory must be a real one
+  const dir = confinedDir(ctx.repo.commonDir, SESSIONS_DIR_NAME, { mode: DIR_MODE });
+  const file = join(dir, handoverName(sessionId));
+  writeFileIn(dir, handoverName(sessionId), JSON.stringify({ token: lock.token, stdin } satisfies Handover), 0o600);
   const script = process.argv[1];
   if (script === undefined) return null;
   // tests read the worker's output with the hook's (their spawnSync then returns once both are done)

@@ -8,7 +8,26 @@
  * dropped, never repaired: a model name is a label, not worth guessing at.
  */
 
+import { redactString } from '../redact/engine.js';
+
 export const MAX_MODEL_CHARS = 200;
+
+/**
+ * Issue 25: a token pasted where a model goes (`ghp_…` as Codex's `turn_context.model`) would
+ * be stored in state files and checkpoint metadata and pushed: a name the redaction engine
+ * would change is no model name (dropped like any other invalid one). Every secret its rules
+ * and entropy detector find (test/redact/rule-examples.ts) has a run of 12 letters and digits,
+ * or of 24 with `-`/`_`, or an `=`, `:` or `@` (assignments, URLs with credentials): only such
+ * names pay for the engine's scan, once per name and process.
+ */
+const MAY_HOLD_SECRET = /[=:@]|[A-Za-z0-9]{12}|[A-Za-z0-9_-]{24}/;
+let lastScanned: [string, boolean] | null = null;
+
+function holdsSecret(s: string): boolean {
+  if (!MAY_HOLD_SECRET.test(s)) return false;
+  if (lastScanned?.[0] !== s) lastScanned = [s, redactString(s) !== s];
+  return lastScanned[1];
+}
 
 // compiled on the first name with a non-ASCII character
 let nonAsciiBad: RegExp | undefined;
@@ -23,9 +42,11 @@ export function isModelName(s: unknown): s is string {
     if (c < 0x20 || c === 0x7f) return false;
     if (c >= 0x80) ascii = false;
   }
-  if (ascii) return true;
-  nonAsciiBad ??= /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|[^\P{Zs} ]/u;
-  return !nonAsciiBad.test(s);
+  if (!ascii) {
+    nonAsciiBad ??= /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|[^\P{Zs} ]/u;
+    if (nonAsciiBad.test(s)) return false;
+  }
+  return !holdsSecret(s);
 }
 
 /** `v` when it is a valid model name, else undefined (the readers' and writers' one filter). */

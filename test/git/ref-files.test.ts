@@ -7,6 +7,7 @@ import { describe, it, expect, afterAll } from 'vitest';
 import { existsSync, readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { makeRepo, cleanupAll, type TempRepo } from '../helpers/repo.js';
 import { withEnv } from '../helpers/env.js';
 import { openRepo, type Repo } from '../../src/git/repo.js';
@@ -98,6 +99,41 @@ describe('in-process ref transactions (files backend)', () => {
       expect(await updateRefs(r, [{ ref: SHADOW, newOid: null, oldOid: b }])).toBe('ok');
     });
     expect(t.gitResult(['rev-parse', '--verify', '-q', SHADOW]).status).not.toBe(0);
+  });
+
+  it('takes over a lock of its own kind whose holder is gone (killed mid-transaction, issue 25 point 10), never a live one', async () => {
+    const { t, a, b } = setup();
+    t.git(['update-ref', REF, a]);
+    const lock = join(t.dir, '.git', REF + '.lock');
+    // a process that ran and exited: its pid is free (or, on a busy machine, names a later process)
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const stat = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19]!;
+    const host = hostname().replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || '_';
+    // another machine's lock (a shared file system): never judged from here
+    writeFileSync(lock, `entire-ref-lock ${gone.stdout} 12345 other-host\n`);
+    await withRepo(t, (r) => {
+      expect(updateRefsInProcess(r, [{ ref: REF, newOid: b, oldOid: a }], 'entire')).toBeUndefined();
+    });
+    writeFileSync(lock, `entire-ref-lock ${gone.stdout} 12345 ${host}\n`);
+    await withRepo(t, (r) => {
+      expect(updateRefsInProcess(r, [{ ref: REF, newOid: b, oldOid: a }], 'entire')).toBe('ok');
+    });
+    expect(t.git(['rev-parse', REF]).trim()).toBe(b);
+    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(lock + '.entire-takeover')).toBe(false);
+    // the pid of a live process, recorded with another start time: that pid was reused, the holder is gone
+    writeFileSync(lock, `entire-ref-lock ${process.ppid} 1 ${host}\n`);
+    await withRepo(t, (r) => {
+      expect(updateRefsInProcess(r, [{ ref: REF, newOid: a, oldOid: b }], 'entire')).toBe('ok');
+    });
+    expect(t.git(['rev-parse', REF]).trim()).toBe(a);
+    // a live holder (its pid and start time): left alone, the write defers to git (which refuses)
+    writeFileSync(lock, `entire-ref-lock ${process.ppid} ${stat(process.ppid)} ${host}\n`);
+    await withRepo(t, (r) => {
+      expect(updateRefsInProcess(r, [{ ref: REF, newOid: b, oldOid: a }], 'entire')).toBeUndefined();
+    });
+    expect(readFileSync(lock, 'utf8')).toBe(`entire-ref-lock ${process.ppid} ${stat(process.ppid)} ${host}\n`);
+    expect(t.git(['rev-parse', REF]).trim()).toBe(a);
   });
 
   it('defers to git when another process holds a lock, a directory is in the way, or HEAD is on the branch', async () => {
