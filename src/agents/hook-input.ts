@@ -8,7 +8,7 @@
 import * as z from 'zod/mini';
 import { EntireError } from '../errors.js';
 import { sessionIdProblem } from '../trust/ids.js';
-import { isModelName } from '../trust/model.js';
+import { isModelName } from '../redact/model-name.js';
 import type { HookEvent, HookEventKind } from './types.js';
 
 export const optStr = () => z.optional(z.nullable(z.string()));

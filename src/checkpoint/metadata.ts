@@ -5,7 +5,7 @@
 import { encodeJson } from './json.js';
 import { isCheckpointId } from './id.js';
 import { isAgentId, isTaskId } from '../trust/ids.js';
-import { isModelName, modelName } from '../trust/model.js';
+import { isModelName, modelName } from '../redact/model-name.js';
 import { deeperThan, limitDepth } from './accept.js';
 
 function bounded(v: unknown): unknown {

@@ -11,7 +11,7 @@
  */
 import { isLowerHex } from '../hex.js';
 import { isAgentId, isTaskId } from '../trust/ids.js';
-import { isModelName } from '../trust/model.js';
+import { isModelName } from '../redact/model-name.js';
 import { EntireError } from '../errors.js';
 import type { TokenUsage as BaseTokenUsage } from '../checkpoint/metadata.js';
 import {

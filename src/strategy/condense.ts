@@ -18,7 +18,7 @@ import { copyUsage, type TokenUsage } from '../checkpoint/metadata.js';
 import { EntireError } from '../errors.js';
 import { mark } from '../timing.js';
 import { layersForStore } from './context-layers.js';
-import { checkpointModel } from '../trust/model.js';
+import { checkpointModel } from '../redact/model-name.js';
 
 /** Transcript usage as stored in metadata (the counters only). */
 export const toMetaUsage = copyUsage;

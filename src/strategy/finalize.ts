@@ -12,7 +12,7 @@ import { toMetaUsage, condenseSession } from './condense.js';
 import { describeError } from '../errors.js';
 import { fault } from './faults.js';
 import { layersForStore } from './context-layers.js';
-import { modelName } from '../trust/model.js';
+import { modelName } from '../redact/model-name.js';
 import type { TokenUsage } from '../checkpoint/metadata.js';
 
 export const MAX_HOOK_ATTEMPTS = 10;

@@ -12,7 +12,7 @@ import { sessionsForWorktree } from '../session/index.js';
 import { transition, applyBookkeeping, IDLE_WARN_MS } from '../session/phase.js';
 import { collapsePrompt } from '../checkpoint/prompts.js';
 import { recordTaskTurn } from '../session/task.js';
-import { isModelName } from '../trust/model.js';
+import { isModelName } from '../redact/model-name.js';
 import { layersForStore } from './context-layers.js';
 import { stepSubject } from '../checkpoint/messages.js';
 import { CLI_VERSION } from '../version.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { FIXTURES } from '../helpers/repo.js';
 import { getAgent } from '../../src/agents/registry.js';
 import type { AgentKey } from '../../src/agents/types.js';
-import { checkpointModel, isModelName, MAX_MODEL_CHARS } from '../../src/trust/model.js';
+import { checkpointModel, isModelName, MAX_MODEL_CHARS } from '../../src/redact/model-name.js';
 import { decodeSessionMetadata, encodeSessionMetadata } from '../../src/checkpoint/metadata.js';
 
 const REAL = join(FIXTURES, 'real-agents');

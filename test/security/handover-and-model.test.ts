@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { cleanupAll } from '../helpers/repo.js';
 import { world, commit, headMessage, trailerIds, showCheckpointFile, stateOf } from '../e2e/helpers.js';
 import { getAgent } from '../../src/agents/registry.js';
-import { checkpointModel, isModelName } from '../../src/trust/model.js';
+import { checkpointModel, isModelName } from '../../src/redact/model-name.js';
 import { encodeSessionMetadata } from '../../src/checkpoint/metadata.js';
 
 afterAll(cleanupAll);

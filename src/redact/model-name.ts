@@ -5,10 +5,11 @@
  * printable (no C0/C1 control, DEL, format/bidi, line/paragraph separator,
  * private-use, unassigned or lone-surrogate character, no whitespace but the
  * plain space) and neither starts nor ends with a space. Anything else is
- * dropped, never repaired: a model name is a label, not worth guessing at.
+ * dropped, never repaired: a model name is a label, not worth guessing at. It lives
+ * beside the redaction engine because a name the engine would change is no name (issue 25).
  */
 
-import { redactString } from '../redact/engine.js';
+import { redactString } from './engine.js';
 
 export const MAX_MODEL_CHARS = 200;
 
