@@ -28,7 +28,7 @@ export async function agentTrustGaps(repoRoot: string, env: NodeJS.ProcessEnv = 
 }
 
 /**
- * Agent hooks installed as an older Entire wrote them (an OpenCode plugin of an older version):
+ * Agent hooks installed as an older Entire wrote them (e.g. a plugin file of an older version):
  * what `status` and `doctor` (`agent-hooks-outdated`) report, with the fix (`entire enable` again).
  */
 export async function agentHooksOutdated(repoRoot: string): Promise<AgentTrustGap[]> {

@@ -300,7 +300,7 @@ class Doctor {
     }
   }
 
-  /** Agent hooks an older Entire wrote (an older OpenCode plugin): `--force` reinstalls them as `enable` does. */
+  /** Agent hooks an older Entire wrote (e.g. an older plugin file): `--force` reinstalls them as `enable` does. */
   private async scanAgentHooksOutdated(): Promise<void> {
     if (!isEnabled(this.ctx.settings)) return;
     const { agentHooksOutdated } = await import('./agent-trust.js');

@@ -14,7 +14,7 @@ import { redactString } from './engine.js';
 export const MAX_MODEL_CHARS = 200;
 
 /**
- * Issue 25: a token pasted where a model goes (`ghp_…` as Codex's `turn_context.model`) would
+ * Issue 25: a token pasted where a model goes (`ghp_…` as a rollout's `turn_context.model`) would
  * be stored in state files and checkpoint metadata and pushed: a name the redaction engine
  * would change is no model name (dropped like any other invalid one). Every secret its rules
  * and entropy detector find (test/redact/rule-examples.ts) has a run of 12 letters and digits,

@@ -2,7 +2,7 @@
  * SPEC §6.8 subagents: `pre-task` snapshots the work tree, `post-task`
  * writes a subagent step if files changed since, `post-todo` (only inside a
  * subagent) an incremental step. An agent whose subagent transcript is slow
- * to stage (`subagentStepsAtTurnEnd`: OpenCode's child export) has its
+ * to stage (`subagentStepsAtTurnEnd`: a child session exported by the agent's CLI) has its
  * `post-task` only record the finished task; the turn end writes its step.
  */
 import { join } from 'node:path';

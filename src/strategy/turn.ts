@@ -103,7 +103,7 @@ interface StepOutcome {
  */
 async function recordStep(ctx: HookContext, state: SessionState, adapter: AgentAdapter, pre: PrePrompt | null): Promise<StepOutcome> {
   if (!ctx.head) return { state, wrote: false };
-  // tasks whose post-task only recorded them (OpenCode: their child export is staged here, off the
+  // tasks whose post-task only recorded them (an agent's child-session export is staged here, off the
   // agent's wait); before the turn's analysis, which reads the staged child exports' tokens
   if (adapter.subagentStepsAtTurnEnd) {
     await (await import('./subagent.js')).writeFinishedTasks(ctx, state, adapter);

@@ -127,13 +127,13 @@ export function validateSessionId(sid: unknown): asserts sid is string {
 
 /**
  * Issue 25 (1): the session id in the form it is handed to an agent — an argv word after
- * `-r`/`--resume`/`-s`/`resume`, `opencode export <id>`, a file or directory name under the
+ * `-r`/`--resume`/`-s`/`resume`, an `export <id>` subcommand, a file or directory name under the
  * agent's root. A session id that passes `sessionIdProblem` may still be `--settings=…` once a
  * Go-era `YYYY-MM-DD-` prefix is taken off, or `.` (a directory name), so this form is checked
  * on its own: 1–128 of `[A-Za-z0-9._-]`, starting with a letter or digit. Such a word is never
  * read as an option (no CLI takes a word starting with a letter or digit for one), never `.`/`..`
  * and never holds a path separator, whatever the CLI or the path does with it. Every agent's id
- * (UUIDs, OpenCode's `ses_…`) has this form.
+ * (UUIDs, `ses_…`-style ids) has this form.
  */
 export function agentSessionIdProblem(id: unknown): string | null {
   if (typeof id !== 'string' || id === '') return 'agent session id is empty';

@@ -27,7 +27,9 @@ const cases: Case[] = [
   { file: 'transcripts/gemini-small.json', agent: 'gemini', root: '', edits: true },
   { file: 'transcripts/gemini-small-v2.json', agent: 'gemini', root: '', edits: true },
   ...readdirSync(join(FIXTURES, 'real-agents/claude-code'))
-    .filter((f) => f.endsWith('.jsonl'))
+    // a subagent's own transcript (`p-subagent-*-agent…`, kept for the edits readers) is no
+    // session's conversation: context is derived from the main transcripts only
+    .filter((f) => f.endsWith('.jsonl') && !/^p-subagent-.*-agent\./.test(f))
     // the subagent runs edit in the subagent's own transcript, not the main one
     .map((f) => ({ file: `real-agents/claude-code/${f}`, agent: 'claude-code', root: '', edits: !f.startsWith('p-subagent-') })),
   { file: 'real-agents/gemini-cli/transcripts/session-sample.jsonl', agent: 'gemini', root: '/tmp/gx/repo', edits: true },
