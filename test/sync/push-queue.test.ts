@@ -128,16 +128,42 @@ describe('SPEC-3 §A.6: pre-push drains the checkpoint push queue', () => {
     expect(r.entire(['status']).stdout).not.toContain('queued for push');
   });
 
-  it("a ref whose remote copy has a teammate's later commit is never forced: the remote keeps it, the ref stays queued", () => {
+  /** Our clone and the remote both hold checkpoint `id` at `base`; the teammate's finalization `theirs` (tree from `their`) is on the remote only. */
+  function teammateMovedRemote(their: GoCheckpoint | null): { remote: TempRepo; r: TempRepo; id: string; base: string; theirs: string } {
     const remote = bareRemote();
     const r = clone(remote, 'a');
     const id = ulid(42);
     const base = writeGoCheckpoint(r, cp(id));
     r.git(['push', '-q', '--no-verify', 'origin', `${goRef(id)}:${goRef(id)}`]);
-    // the teammate finalized it first, on the remote
-    const theirs = remote.git(['commit-tree', remote.git(['rev-parse', `${base}^{tree}`]).trim(), '-p', base], { input: `Finalize transcript for Checkpoint: ${id}` }).trim();
+    const tree = their ? goCheckpointTree(remote, their) : remote.git(['rev-parse', `${base}^{tree}`]).trim();
+    const theirs = remote.git(['commit-tree', tree, '-p', base], { input: `Finalize transcript for Checkpoint: ${id}` }).trim();
     remote.git(['update-ref', goRef(id), theirs, base]);
-    // and we finalized our copy
+    return { remote, r, id, base, theirs };
+  }
+
+  it("a ref whose remote copy has a teammate's later commit is replayed onto it and pushed fast-forward, never forced", () => {
+    const { remote, r, id, theirs } = teammateMovedRemote(null);
+    const ours = finalizeGoCheckpoint(r, cp(id, 'our finalization'));
+    const other = ulid(43);
+    writeGoCheckpoint(r, cp(other));
+    writeQueue(r, [line(goRef(id)), line(goRef(other))]);
+
+    const p = userPush(r);
+    expect(p.status, p.stderr).toBe(0);
+    expect(p.stderr).not.toContain('warning');
+    expect(remote.git(['rev-parse', 'main']).trim()).toBe(r.git(['rev-parse', 'main']).trim());
+    const tip = remote.git(['rev-parse', goRef(id)]).trim();
+    expect(tip).toBe(r.git(['rev-parse', goRef(id)]).trim());
+    // the teammate's commit is the replay's parent; our finalization's content is on top
+    expect(remote.git(['rev-parse', `${tip}^`]).trim()).toBe(theirs);
+    expect(remote.git(['rev-parse', `${tip}^{tree}`]).trim()).toBe(r.git(['rev-parse', `${ours}^{tree}`]).trim());
+    expect(remote.git(['show', '-s', '--format=%s', tip]).trim()).toBe(`Finalize transcript for Checkpoint: ${id}`);
+    expect(remoteRefs(remote).get(goRef(other))).toBe(r.git(['rev-parse', goRef(other)]).trim());
+    expect(queuedRefs(r)).toEqual([]);
+  });
+
+  it("a replay that conflicts with the teammate's commit leaves the ref queued; the remote keeps the teammate's commit", () => {
+    const { remote, r, id, theirs } = teammateMovedRemote(cp(ulid(42), 'their finalization'));
     const ours = finalizeGoCheckpoint(r, cp(id, 'our finalization'));
     const other = ulid(43);
     writeGoCheckpoint(r, cp(other));
