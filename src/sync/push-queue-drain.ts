@@ -17,14 +17,20 @@
  * - bounded: ≤ 2 min in all and stop after 5 failed refs; failures are one
  *   warning line, never an error: the person's push goes on.
  */
-import type { HookContext } from '../strategy/context.js';
+import type { Repo } from '../git/repo.js';
+import type { Logger } from '../log.js';
 import { runGit } from '../git/exec.js';
 import { readRef } from '../git/refs.js';
 import { writeStderr } from '../stderr.js';
 import { readPushQueue, rewritePushQueue } from './push-queue.js';
 import { gitReason } from './push.js';
-import { isAncestor } from './merge-into.js';
 import { updateRefs } from '../git/refs.js';
+
+/** What the drain needs of a hook's context (sync/ sits below the hook flows). */
+export interface DrainContext {
+  repo: Repo;
+  log: Logger;
+}
 
 export const DRAIN_CHUNK = 200;
 export const DRAIN_DEADLINE_MS = 120_000;
@@ -64,7 +70,7 @@ function remoteMoved(summary: string): boolean {
  * null (left queued). The remote's commits are someone else's data: they are
  * only merged as trees by git and pushed back where they came from.
  */
-async function replayOntoRemote(ctx: HookContext, target: string, ref: string, ours: string, timeoutMs: () => number): Promise<string | null> {
+async function replayOntoRemote(ctx: DrainContext, target: string, ref: string, ours: string, timeoutMs: () => number): Promise<string | null> {
   const git = (args: string[], input?: string) => runGit(args, { cwd: ctx.repo.root, allowFailure: true, timeoutMs: timeoutMs(), ...(input !== undefined ? { input } : {}) });
   const ls = await git(['ls-remote', '--', target, ref]);
   const theirs = ls.code === 0 ? /^([0-9a-f]{40,64})\t/m.exec(ls.stdout.toString('utf8'))?.[1] : undefined;
@@ -74,7 +80,7 @@ async function replayOntoRemote(ctx: HookContext, target: string, ref: string, o
   const t = await git(['cat-file', '-t', theirs]);
   if (t.code !== 0 || t.stdout.toString('utf8').trim() !== 'commit') return null;
   // the remote already holds everything we have: nothing of ours is missing there
-  if (await isAncestor(ctx, ours, theirs)) return ours;
+  if ((await git(['merge-base', '--is-ancestor', ours, theirs])).code === 0) return ours;
   const merged = await git(['merge-tree', '--write-tree', '--no-messages', theirs, ours]);
   // exit 1: conflict; other codes: unrelated histories or an error
   if (merged.code !== 0) return null;
@@ -91,7 +97,7 @@ async function replayOntoRemote(ctx: HookContext, target: string, ref: string, o
   return landed && LANDED_FLAGS.has(landed.flag) ? replayed : null;
 }
 
-export async function drainPushQueue(ctx: HookContext, target: string, opts: { deadlineMs?: number } = {}): Promise<DrainResult> {
+export async function drainPushQueue(ctx: DrainContext, target: string, opts: { deadlineMs?: number } = {}): Promise<DrainResult> {
   const deadline = Date.now() + Math.min(opts.deadlineMs ?? DRAIN_DEADLINE_MS, DRAIN_DEADLINE_MS);
   const q = readPushQueue(ctx.repo.commonDir);
   const res: DrainResult = { pushed: 0, dropped: 0, replayed: 0, failed: 0, queued: q.refs.length };
