@@ -151,7 +151,7 @@ export async function drainPushQueue(ctx: DrainContext, target: string, opts: { 
     const sent = confirmed.get(ref);
     return sent !== undefined && now === sent;
   });
-  ctx.log.info('drained the checkpoint push queue', { target, ...res });
+  ctx.log.info('drained the checkpoint push queue', { details: { target, ...res } });
   if (res.queued > 0) {
     writeStderr(
       `[entire] warning: ${res.queued} checkpoint ref${res.queued === 1 ? '' : 's'} not pushed to ${target}${reason ? ` (${reason})` : ''}; ` +
