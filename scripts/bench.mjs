@@ -561,6 +561,16 @@ if (want('teams')) try {
   rows.push({ label: 'team sync', ms: NaN, ratio: NaN, extra: `not measured: ${e.message}` });
 }
 
+// ------------------------------------------------------------------ push queue (SPEC-3 §A.6, issue 27)
+if (want('queue')) try {
+  note('push queue: git push draining 300 queued checkpoint refs');
+  const { benchPushQueue } = await import('./bench-push-queue.mjs');
+  const q = await benchPushQueue({ cli, base, env, runs: QUICK ? 1 : 3 });
+  row(`git push draining ${q.refs} queued checkpoint refs (whole push)`, q.ms, `median of ${q.runs}; ${q.landed}/${q.refs} on the remote, ${q.left} left queued (target ≤ 10000 ms)`);
+} catch (e) {
+  rows.push({ label: 'push queue drain', ms: NaN, ratio: NaN, extra: `not measured: ${e.message}` });
+}
+
 // ------------------------------------------------------------------ report
 rows[baselineRow] = { label: 'node -e "" (baseline)', ms: median(nodeSamples), ratio: 1, extra: `${nodeSamples.length} samples, interleaved with the hook rows` };
 const w = Math.max(...rows.map((r) => r.label.length));

@@ -9,6 +9,7 @@ import { isEntireError } from '../errors.js';
 import { openRepo, currentBranch, type Repo } from '../git/repo.js';
 import { readRef } from '../git/refs.js';
 import { encodeJson } from '../checkpoint/json.js';
+import { readPushQueue } from '../sync/push-queue.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
 import { checkpointsSettingError } from '../settings/checkpoints.js';
 import { loadSettings, isEnabled, strategyWarning, DEFAULT_STRATEGY, type SettingsFile } from '../settings/settings.js';
@@ -55,6 +56,8 @@ export interface StatusJson {
   checkpoint_sync?: SyncStateJson;
   /** The stateful execution contract in numbers (issue 19): pending work resumed by later hooks, and what is still pending. */
   hook_operations: { resumed_pending_work: number; resumed: ResumedCounts; still_pending: number };
+  /** SPEC-3 §A.6: checkpoint refs waiting in the push queue (ours or the Go CLI's); pushed by the next `git push`. */
+  checkpoint_refs_queued: number;
 }
 
 export const NOT_A_REPO_LINE = '✕ not a git repository';
@@ -73,6 +76,15 @@ export function hookOperations(root: string, sessions: readonly SessionState[]):
   let pending = 0;
   for (const s of sessions) pending += (s.turn_checkpoint_ids?.length ?? 0) + (s.pending_condensations?.length ?? 0);
   return { resumed_pending_work: totalResumed(resumed), resumed, still_pending: pending };
+}
+
+/** SPEC-3 §A.6: valid refs in the push queue; an unreadable queue counts as none (doctor's business). */
+function queuedRefs(repo: Repo): number {
+  try {
+    return readPushQueue(repo.commonDir).refs.length;
+  } catch {
+    return 0;
+  }
 }
 
 function sessionJson(s: SessionState, repo: Repo, branch: string): StatusSessionJson {
@@ -141,6 +153,7 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
       git_hooks: hooks,
       sessions: sessions.map((s) => sessionJson(s, repo, branch)),
       hook_operations: hookOperations(repo.root, sessions),
+      checkpoint_refs_queued: queuedRefs(repo),
     };
     if (gaps.length > 0) doc.agent_hooks_untrusted = gaps.flatMap((g) => g.lines.map((l) => ({ agent: g.agent, detail: l.replace(/^!\s*/, '') })));
     if (outdated.length > 0) doc.agent_hooks_outdated = outdated.flatMap((g) => g.lines.map((l) => ({ agent: g.agent, detail: l.replace(/^!\s*/, '') })));
@@ -164,6 +177,8 @@ async function status(repo: Repo, opts: StatusOptions, io: Io): Promise<void> {
     io.out(`  Git hooks (${repo.hooksDir}): ${hookList}`);
   }
   for (const l of syncLines(await syncState(repo, loaded.settings))) io.out(l);
+  const queued = queuedRefs(repo);
+  if (queued > 0) io.out(`Checkpoint refs queued for push: ${queued} (sent by the next git push)`);
   io.out();
   if (sessions.length === 0) {
     io.out('No active sessions.');

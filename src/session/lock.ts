@@ -334,6 +334,25 @@ export async function acquireSessionLock(commonDir: string, sessionId: string, o
   }
 }
 
+/**
+ * Acquire the lock file at `path` (same protocol as a session lock: O_EXCL,
+ * stale after `staleMs` or a dead pid, bounded wait). For files other than
+ * session locks, e.g. the checkpoint push queue's lock (SPEC-3 §A.6): a lock
+ * file another tool leaves behind without our fields counts from its mtime.
+ */
+export async function acquireLockFile(path: string, opts: LockOptions = {}): Promise<SessionLock> {
+  const waitMs = opts.waitMs ?? defaultWaitMs();
+  const staleMs = opts.staleMs ?? LOCK_STALE_MS;
+  const start = Date.now();
+  for (let round = 0; ; round++) {
+    const r = attempt(path, staleMs);
+    if ('lock' in r) return r.lock;
+    const left = start + waitMs - Date.now();
+    if (left <= 0) throw timeoutError(path, waitMs, r.holderPid);
+    await new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, backoff(round))));
+  }
+}
+
 /** Run `fn` holding the session lock; the lock is always released. */
 export async function withSessionLock<T>(
   commonDir: string,

@@ -28,6 +28,8 @@ export async function prePush(ctx: HookContext, args: string[]): Promise<void> {
   }
   // fails closed: a checkpoint remote that is set but unusable throws here, and nothing is pushed anywhere
   const target = await checkpointPushTarget(ctx, remote);
+  // SPEC-3 §A.6: the refs either tool queued (git itself sends them on --mirror)
+  if (!args2.includes('--mirror')) await drainQueue(ctx, target);
   // git pushes the branch to this very remote itself: our push first would make git's own update fail
   if ((sendsAll || sendsMetadata) && target === remote) return;
   await linkHooklessBeforePush(ctx);
@@ -44,6 +46,16 @@ function warnIfPrivate(ctx: HookContext, remote: string): void {
   const cr = checkpointRemoteSetting(ctx.settings.settings);
   if (cr.kind === 'unset' || (cr.kind === 'remote' && cr.name === remote)) return;
   writeStderr(`[entire] warning: this push sends entire/checkpoints/v1 to ${remote}, but checkpoints are meant for the checkpoint remote only (checkpoint_remote)\n`);
+}
+
+/** SPEC-3 §A.6: push the queued checkpoint refs; whatever fails stays queued and is one warning. */
+async function drainQueue(ctx: HookContext, target: string): Promise<void> {
+  try {
+    await (await import('../sync/push-queue-drain.js')).drainPushQueue(ctx, target);
+  } catch (e) {
+    ctx.log.warn('draining the checkpoint push queue failed', { error: e });
+    writeStderr(`[entire] warning: checkpoint refs not pushed: ${e instanceof Error ? e.message.split('\n')[0]!.slice(0, 200) : 'unknown error'}; they stay queued\n`);
+  }
 }
 
 /** SPEC-2 §D.3: commits made without hooks get their checkpoints before the push sends them. */

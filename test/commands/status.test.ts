@@ -6,7 +6,7 @@ import { commonDir, head, writeState, daysAgo } from './helpers.js';
 
 afterAll(cleanupAll);
 
-const STATUS_KEYS = ['repository', 'configured', 'enabled', 'strategy', 'hooks_dir', 'git_hooks', 'sessions', 'hook_operations', 'checkpoint_sync'];
+const STATUS_KEYS = ['repository', 'configured', 'enabled', 'strategy', 'hooks_dir', 'git_hooks', 'sessions', 'hook_operations', 'checkpoint_refs_queued', 'checkpoint_sync'];
 const SESSION_KEYS = [
   'session_id',
   'agent',
