@@ -9,7 +9,7 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { confinedDir, openAppendIn } from './trust/confined.js';
 import { join } from 'node:path';
-import { encodeJsonLine } from './checkpoint/json.js';
+import { encodeJsonLine } from './go-json.js';
 import { describeError } from './errors.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

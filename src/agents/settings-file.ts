@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { writeFileUnder } from '../trust/confined.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { EntireError } from '../errors.js';
 
 export type JsonObject = Record<string, unknown>;

@@ -2,7 +2,7 @@
  * SPEC §2.4/§2.5/§2.10: root and session `metadata.json`, with the Go key
  * order, and tolerant readers for every legacy shape the Go tool wrote.
  */
-import { encodeJson } from './json.js';
+import { encodeJson } from '../go-json.js';
 import { isCheckpointId } from './id.js';
 import { isAgentId, isTaskId } from '../trust/ids.js';
 import { isModelName, modelName } from '../redact/model-name.js';

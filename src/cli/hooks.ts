@@ -77,7 +77,7 @@ export async function runHookCommand(args: string[]): Promise<void> {
     switch (event.kind) {
       case 'session-start': {
         const msg = await (await turn()).sessionStart(ctx, event, adapter);
-        const { encodeJsonLine } = await import('../checkpoint/json.js');
+        const { encodeJsonLine } = await import('../go-json.js');
         // SPEC-2 §F.6: only agents with a mechanism for it get the seed
         let seeded: Record<string, unknown> = {};
         if (adapter.sessionStartContext && ctx.settings.settings.context_on_start === true) {

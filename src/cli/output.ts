@@ -1,5 +1,5 @@
 /** Small helpers for command output: results on stdout, diagnostics on stderr (sanitised, SPEC-2 §A.8). */
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { jsonTermSafe, termSafe } from '../trust/terminal.js';
 
 export function out(line = ''): void {

@@ -25,7 +25,7 @@ import { isEntireError } from '../errors.js';
 import { openRepo, type Repo } from '../git/repo.js';
 import { listRefs, updateRefs } from '../git/refs.js';
 import { TEMP_REF_PREFIX } from '../git/fastimport.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { METADATA_REF, SHADOW_BRANCH_RE, shadowBranchName } from '../checkpoint/shadow.js';
 import { allCheckpointIds } from '../checkpoint/trailers.js';
 import { isCheckpointId } from '../checkpoint/id.js';

@@ -9,7 +9,7 @@ import { allCheckpointIds } from '../checkpoint/trailers.js';
 import { isCheckpointId } from '../trust/ids.js';
 import { sessionsForWorktree } from '../session/index.js';
 import { EntireError } from '../errors.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { liveLayers, slotLayers, type SessionLayers } from '../context/stored.js';
 import { firstParentCommits } from '../git/first-parent.js';
 import { processIo, type Io } from './common.js';

@@ -57,7 +57,7 @@ import { prePromptName, readScratch, removeScratch, tmpDir } from '../strategy/s
 import { confinedDirSafe } from '../trust/confined.js';
 import { inThisWorktree, processIo, type Io } from './common.js';
 import { describeError } from '../errors.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 
 export type FindingKind =
   | 'hooks'

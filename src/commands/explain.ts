@@ -29,7 +29,7 @@ import {
   type CommittedSessionView,
   type SessionContent,
 } from '../store/routing.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { formatCount, type Io } from './common.js';
 import { renderTranscript } from './render-transcript.js';
 import { termSafe } from '../trust/terminal.js';

@@ -19,7 +19,7 @@ import { isCheckpointId, isTaskId } from '../trust/ids.js';
 import { shellCommand } from '../trust/terminal.js';
 import { confinedDir, writeFileIn } from '../trust/confined.js';
 import { EntireError } from '../errors.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { existsSync } from 'node:fs';
 import { collectThreads, rankByObservation, type Thread, type ThreadCheckpoint } from './threads.js';
 import { agentSessionId, agentSessionIdProblemOf, restoreLine, restoreSessionTranscript } from './restore.js';

@@ -22,7 +22,7 @@ import { shadowBranchName } from '../checkpoint/shadow.js';
 import { linkedIds } from '../links/commit-ids.js';
 import { parseTrailerValues } from '../checkpoint/messages.js';
 import { decodePromptFile, collapsePrompt } from '../checkpoint/prompts.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { listStates, updateState } from '../session/store.js';
 import type { SessionState } from '../session/state.js';
 import { EntireError } from '../errors.js';

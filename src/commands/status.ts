@@ -8,7 +8,7 @@ import { readResumedWork, totalResumed, type ResumedCounts } from '../strategy/r
 import { isEntireError } from '../errors.js';
 import { openRepo, currentBranch, type Repo } from '../git/repo.js';
 import { readRef } from '../git/refs.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { readPushQueue } from '../sync/push-queue.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
 import { checkpointsSettingError } from '../settings/checkpoints.js';

@@ -5,7 +5,7 @@
 import { openRepo } from '../git/repo.js';
 import { collectThreads, groupByTask } from './threads.js';
 import { processIo, timeAgo, type Io } from './common.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 
 export async function runTasks(cwd: string, opts: { json?: boolean }, io: Io = processIo): Promise<number> {
   const repo = await openRepo(cwd);

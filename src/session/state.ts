@@ -7,7 +7,7 @@ import type * as z from 'zod/mini';
 import * as shape from '../shape.js';
 import { validateSessionId } from '../trust/ids.js';
 import { shadowBranchName as shadowBranchOf } from '../checkpoint/shadow.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { EntireError } from '../errors.js';
 import { issuesText, parseAs, readContext } from './fields.js';
 import {

@@ -10,7 +10,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { EntireError } from '../errors.js';
 import { compareStarted, ensureLiveMarker, forgetState, recordSavedState, updateLiveMarker, type CorruptState } from './index.js';
 import { inspectLock, withSessionLock, withSessionLockSync, type LockOptions } from './lock.js';

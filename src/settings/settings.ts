@@ -12,7 +12,7 @@ import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import * as shape from '../shape.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { EntireError } from '../errors.js';
 import { writeFileUnder } from '../trust/confined.js';
 

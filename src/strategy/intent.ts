@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { readJsonFile } from './scratch.js';
 import { isCheckpointId } from '../checkpoint/id.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { replaceViaSpare, retireToSpare } from '../fs-spare.js';
 
 export interface CommitIntent {

@@ -9,7 +9,7 @@ import { closeSync, constants, readdirSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { onExit } from '../exit-tasks.js';
 import { randomHex } from '../random.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { validateSessionId } from '../trust/ids.js';
 import { confinedDir, confinedDirOrNull, openIn, readFileNoFollow, removeConfined, writeFileIn } from '../trust/confined.js';
 

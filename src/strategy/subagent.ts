@@ -15,7 +15,7 @@ import { stepSubject } from '../checkpoint/messages.js';
 import { listScratch, writeScratch, readScratch, removeScratch } from './scratch.js';
 import { viewWorkTree, turnCandidates, filesTouched } from './worktree.js';
 import { migrateIfMoved } from './migrate.js';
-import { encodeJson } from '../checkpoint/json.js';
+import { encodeJson } from '../go-json.js';
 import { EntireError } from '../errors.js';
 import { isAgentId } from '../trust/ids.js';
 import { readTranscriptFile, transcriptOpens, transcriptPathProblem } from '../trust/transcript-file.js';

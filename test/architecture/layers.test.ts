@@ -65,8 +65,6 @@ const LAYER_OF: Record<string, Layer> = {
  */
 const ALLOWED: readonly string[] = [
   // --- runtime imports that point up ---
-  // platform → model: the log writes JSON lines with checkpoint's encoder (move the encoder to platform)
-  'log.ts -> checkpoint/json.ts',
   // install → cli/commands: enable prints through cli's error formatter and asks through commands' confirm
   'install/enable.ts -> cli/output.ts',
   'install/enable.ts -> commands/common.ts',

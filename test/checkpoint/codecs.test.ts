@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { generateCheckpointId, isCheckpointId, shardPath, slotPath } from '../../src/checkpoint/id.js';
-import { encodeJson } from '../../src/checkpoint/json.js';
+import { encodeJson } from '../../src/go-json.js';
 import { worktreeHash, shadowBranchName, parseShadowBranch } from '../../src/checkpoint/shadow.js';
 import {
   encodeRootMetadata,
