@@ -49,10 +49,12 @@
  * 10. src/strategy/hookless-commits.ts linkHooklessCommits (`last_checkpoint_id`,
  *     `turn_checkpoint_ids` += id if ACTIVE, transcript start, `checkpoint_count = 0`, token_usage,
  *     files_touched) → `Condensed` without `head` (the base does not move).
- * 11. src/strategy/stale-intent.ts (two sites: `turn_checkpoint_ids` += intent id if ACTIVE) →
- *     `Condensed` {checkpointId} (or its pending entry) without `head`.
+ * 11. src/strategy/stale-intent.ts (two sites: `turn_checkpoint_ids` += intent id if ACTIVE; the
+ *     pending entry of an intent whose checkpoint could not be written) → `PendingWritten`
+ *     {checkpointId} / `PendingFailed` {entry}.
  * 12. src/strategy/pending.ts retryPendingCondensations (`turn_checkpoint_ids` += id when ACTIVE
- *     and the entry is of the running turn) → `Condensed` without `head` (the retry's outcome).
+ *     and the entry is of the running turn; the entry dropped, or kept with attempts + 1) →
+ *     `PendingWritten` {checkpointId, turnId} / `PendingFailed` {entry}.
  * 13. src/strategy/subagent.ts apply (`checkpoint_count + 1`, files_touched, base_commit,
  *     `last_interaction_time`) → `StepWritten` {filesTouched} + `SubagentActivity`.
  * 14. src/strategy/turn.ts recordStep (`checkpoint_count + 1`, files_touched) → `StepWritten`.
@@ -91,6 +93,14 @@ export type MachineEvent =
       remaining?: readonly string[];
       pending?: PendingCondensation;
     }
+  /**
+   * A checkpoint written after its commit (§5 RP's retry of a pending condensation, §6.5 step 6's
+   * recovered intent): its pending entry goes, and a checkpoint of the running turn joins
+   * `turn_checkpoint_ids` (`turnId`: the turn it belongs to; absent = the running one).
+   */
+  | { type: 'PendingWritten'; checkpointId: string; turnId?: string }
+  /** A checkpoint write failed (again): its pending entry is recorded, replacing an older one of the same id (P1). */
+  | { type: 'PendingFailed'; entry: PendingCondensation }
   /** A step was written on the shadow branch (§6.2 step 3, §6.5 carry-forward, §6.8). `filesTouched`: the new F(s). */
   | { type: 'StepWritten'; filesTouched?: readonly string[] }
   /** §6.7 session-start on an existing state. */
@@ -259,13 +269,30 @@ function condensed(s: SessionState, ev: Extract<MachineEvent, { type: 'Condensed
   }
   next = withFiles(next, ev.remaining);
   // a commit made mid-turn gets the full turn at turn end (§6.5 step 3, §6.6)
-  if (s.phase === 'active') {
-    const ids = s.turn_checkpoint_ids ?? [];
-    if (!ids.includes(ev.checkpointId)) next.turn_checkpoint_ids = [...ids, ev.checkpointId];
-  }
-  if (ev.pending) next.pending_condensations = [...(s.pending_condensations ?? []).filter((p) => p.checkpoint_id !== ev.checkpointId), ev.pending];
+  if (s.phase === 'active') next = withTurnCheckpoint(next, ev.checkpointId);
+  if (ev.pending) next = withPending(next, ev.checkpointId, ev.pending);
   const effects: Effect[] = ev.head !== undefined && ev.remaining && ev.remaining.length > 0 ? [{ type: 'carryForward', files: [...ev.remaining] }] : [];
   return { state: next, effects };
+}
+
+function withPending(s: SessionState, checkpointId: string, entry?: PendingCondensation): SessionState {
+  const list = (s.pending_condensations ?? []).filter((p) => p.checkpoint_id !== checkpointId);
+  if (entry) list.push(entry);
+  const next: SessionState = { ...s };
+  if (list.length > 0) next.pending_condensations = list;
+  else delete next.pending_condensations;
+  return next;
+}
+
+function withTurnCheckpoint(s: SessionState, checkpointId: string): SessionState {
+  const ids = s.turn_checkpoint_ids ?? [];
+  return ids.includes(checkpointId) ? s : { ...s, turn_checkpoint_ids: [...ids, checkpointId] };
+}
+
+function pendingWritten(s: SessionState, ev: Extract<MachineEvent, { type: 'PendingWritten' }>): StepResult {
+  let next = withPending(s, ev.checkpointId);
+  if (s.phase === 'active' && (ev.turnId === undefined || ev.turnId === s.turn_id)) next = withTurnCheckpoint(next, ev.checkpointId);
+  return { state: next, effects: [] };
 }
 
 function stepWritten(s: SessionState, ev: Extract<MachineEvent, { type: 'StepWritten' }>): StepResult {
@@ -315,6 +342,10 @@ export function step(state: SessionState, event: MachineEvent, facts: Facts): St
       return gitCommit(state, event, facts);
     case 'Condensed':
       return condensed(state, event);
+    case 'PendingWritten':
+      return pendingWritten(state, event);
+    case 'PendingFailed':
+      return { state: withPending(state, event.entry.checkpoint_id, event.entry), effects: [] };
     case 'StepWritten':
       return stepWritten(state, event);
     case 'SessionStart':

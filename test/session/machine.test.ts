@@ -39,6 +39,10 @@ function fx(e: Effect): string {
   }
 }
 
+function pendingEntry(attempts: number, id = CP): PendingCondensation {
+  return { checkpoint_id: id, commit: 'b'.repeat(40), files: ['a.ts'], transcript_start: 0, transcript_end: 5, step_count: 1, turn_id: TURN, shadow_branch: '', attempts, last_error: 'x', first_failed_at: T0 } as PendingCondensation;
+}
+
 type Row = [section: string, from: Phase, event: MachineEvent, facts: Partial<Facts>, stateExtra: Partial<SessionState>, to: Phase, effects: string[]];
 
 const TS: MachineEvent = { type: 'TurnStart', turnId: TURN };
@@ -85,6 +89,14 @@ const TABLE: Row[] = [
   ['§6.5.3', 'ended', { type: 'Condensed', checkpointId: CP, head: HEAD }, {}, {}, 'ended', []],
   ['SPEC-2 §D.3', 'active', { type: 'Condensed', checkpointId: CP, remaining: ['b.ts'] }, {}, {}, 'active', []],
 
+  // §5 RP / §6.5 step 6: a checkpoint written after its commit, or its write failing (again)
+  ['§5 RP', 'idle', { type: 'PendingWritten', checkpointId: CP }, {}, {}, 'idle', []],
+  ['§5 RP', 'active', { type: 'PendingWritten', checkpointId: CP, turnId: TURN }, {}, {}, 'active', []],
+  ['§5 RP', 'ended', { type: 'PendingWritten', checkpointId: CP }, {}, {}, 'ended', []],
+  ['§6.5.3 P1', 'idle', { type: 'PendingFailed', entry: pendingEntry(1) }, {}, {}, 'idle', []],
+  ['§6.5.3 P1', 'active', { type: 'PendingFailed', entry: pendingEntry(1) }, {}, {}, 'active', []],
+  ['§6.5.3 P1', 'ended', { type: 'PendingFailed', entry: pendingEntry(1) }, {}, {}, 'ended', []],
+
   // §6.2 step 3 / §6.5 carry-forward / §6.8: a step written
   ['§6.2.3', 'idle', { type: 'StepWritten', filesTouched: ['a.ts'] }, {}, {}, 'idle', []],
   ['§6.2.3', 'active', { type: 'StepWritten' }, {}, {}, 'active', []],
@@ -127,7 +139,7 @@ const run = (from: Phase, event: MachineEvent, facts: Partial<Facts> = {}, extra
 describe('session machine table (SPEC §5, §6, §8.4; SPEC-2 §C, §D.3)', () => {
   it('has a row for every phase × event', () => {
     const cells = new Set(TABLE.map(([, from, ev]) => `${from}/${ev.type}`));
-    expect(cells.size).toBe(3 * 10);
+    expect(cells.size).toBe(3 * 12);
   });
 
   it.each(TABLE)('%s: %s × %j %j %j → %s %j', (_section, from, event, facts, extra, to, effects) => {
@@ -214,11 +226,22 @@ describe('the bookkeeping each event owns', () => {
   });
 
   it('Condensed with a failed write keeps one pending entry per id (P1), and without head leaves the base', () => {
-    const entry = (attempts: number): PendingCondensation =>
-      ({ checkpoint_id: CP, commit: HEAD, files: ['a.ts'], transcript_start: 0, transcript_end: 5, step_count: 1, turn_id: TURN, shadow_branch: '', attempts, last_error: 'x', first_failed_at: T0 }) as PendingCondensation;
+    const entry = (n: number) => pendingEntry(n);
     const s = run('idle', { type: 'Condensed', checkpointId: CP, pending: entry(1) }, {}, { pending_condensations: [entry(0)] }).state;
     expect(s.pending_condensations).toEqual([entry(1)]);
     expect(s.base_commit).toBe('a'.repeat(40));
+  });
+
+  it('PendingWritten drops the entry and joins the running turn only; PendingFailed replaces the entry of its id', () => {
+    const other = pendingEntry(0, 'ffffffffffff');
+    const pending = [pendingEntry(0), other];
+    const mine = run('active', { type: 'PendingWritten', checkpointId: CP, turnId: TURN }, {}, { turn_id: TURN, pending_condensations: pending }).state;
+    expect(mine.pending_condensations).toEqual([other]);
+    expect(mine.turn_checkpoint_ids).toEqual([CP]);
+    expect(run('active', { type: 'PendingWritten', checkpointId: CP, turnId: 'ffffffffffff' }, {}, { turn_id: TURN }).state.turn_checkpoint_ids).toBeUndefined();
+    expect(run('idle', { type: 'PendingWritten', checkpointId: CP }, {}, { pending_condensations: [pendingEntry(0)] }).state).not.toHaveProperty('pending_condensations');
+    expect(run('idle', { type: 'PendingWritten', checkpointId: CP }).state.turn_checkpoint_ids).toBeUndefined();
+    expect(run('idle', { type: 'PendingFailed', entry: pendingEntry(2) }, {}, { pending_condensations: pending }).state.pending_condensations).toEqual([other, pendingEntry(2)]);
   });
 
   it('StepWritten counts the step and sets F(s)', () => {
@@ -260,6 +283,8 @@ const eventArb: fc.Arbitrary<MachineEvent> = fc.oneof(
     position: fc.option(fc.nat(100), { nil: undefined }),
     remaining: fc.option(fc.subarray(['a.ts', 'b.ts']), { nil: undefined }),
   }),
+  fc.record({ type: fc.constant('PendingWritten' as const), checkpointId: fc.constantFrom(CP, 'ffffffffffff'), turnId: fc.option(fc.constant(TURN), { nil: undefined }) }),
+  fc.record({ type: fc.constant('PendingFailed' as const), entry: fc.constantFrom(pendingEntry(1), pendingEntry(2, 'ffffffffffff')) }),
   fc.record({ type: fc.constant('StepWritten' as const), filesTouched: fc.option(fc.subarray(['a.ts', 'b.ts']), { nil: undefined }) }),
   fc.constant(SS),
   fc.constant(SE),
@@ -302,7 +327,7 @@ describe('properties over any event sequence', () => {
     );
   });
 
-  it('turn_checkpoint_ids grow only by a condensed checkpoint of an ACTIVE session', () => {
+  it('turn_checkpoint_ids grow only by a written checkpoint of an ACTIVE session', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(eventArb, factsArb), { maxLength: 25 }), (events) => {
         let s = state('idle');
@@ -311,7 +336,7 @@ describe('properties over any event sequence', () => {
           const r = step(s, ev, { ...facts, now: NOW });
           const added = (r.state.turn_checkpoint_ids ?? []).filter((id) => !(s.turn_checkpoint_ids ?? []).includes(id));
           if (added.length > 0) {
-            expect(ev.type).toBe('Condensed');
+            expect(['Condensed', 'PendingWritten']).toContain(ev.type);
             expect(s.phase).toBe('active');
           }
           s = r.state;
