@@ -40,7 +40,19 @@ function fx(e: Effect): string {
 }
 
 function pendingEntry(attempts: number, id = CP): PendingCondensation {
-  return { checkpoint_id: id, commit: 'b'.repeat(40), files: ['a.ts'], transcript_start: 0, transcript_end: 5, step_count: 1, turn_id: TURN, shadow_branch: '', attempts, last_error: 'x', first_failed_at: T0 } as PendingCondensation;
+  return {
+    checkpoint_id: id,
+    commit: 'b'.repeat(40),
+    files: ['a.ts'],
+    transcript_start: 0,
+    transcript_end: 5,
+    step_count: 1,
+    turn_id: TURN,
+    shadow_branch: '',
+    attempts,
+    last_error: 'x',
+    first_failed_at: T0,
+  } as PendingCondensation;
 }
 
 type Row = [section: string, from: Phase, event: MachineEvent, facts: Partial<Facts>, stateExtra: Partial<SessionState>, to: Phase, effects: string[]];
@@ -203,7 +215,11 @@ describe('the bookkeeping each event owns', () => {
       files_touched: ['a.ts', 'b.ts'],
       turn_checkpoint_ids: ['000000000000'],
     });
-    const r = step(before, { type: 'Condensed', checkpointId: CP, head: HEAD, position: 42, lastIdentifier: 'u9', remaining: ['b.ts'] }, { now: NOW, head: HEAD });
+    const r = step(
+      before,
+      { type: 'Condensed', checkpointId: CP, head: HEAD, position: 42, lastIdentifier: 'u9', remaining: ['b.ts'] },
+      { now: NOW, head: HEAD },
+    );
     expect(r.state).toMatchObject({
       last_checkpoint_id: CP,
       checkpoint_count: 0,
@@ -238,10 +254,17 @@ describe('the bookkeeping each event owns', () => {
     const mine = run('active', { type: 'PendingWritten', checkpointId: CP, turnId: TURN }, {}, { turn_id: TURN, pending_condensations: pending }).state;
     expect(mine.pending_condensations).toEqual([other]);
     expect(mine.turn_checkpoint_ids).toEqual([CP]);
-    expect(run('active', { type: 'PendingWritten', checkpointId: CP, turnId: 'ffffffffffff' }, {}, { turn_id: TURN }).state.turn_checkpoint_ids).toBeUndefined();
-    expect(run('idle', { type: 'PendingWritten', checkpointId: CP }, {}, { pending_condensations: [pendingEntry(0)] }).state).not.toHaveProperty('pending_condensations');
+    expect(
+      run('active', { type: 'PendingWritten', checkpointId: CP, turnId: 'ffffffffffff' }, {}, { turn_id: TURN }).state.turn_checkpoint_ids,
+    ).toBeUndefined();
+    expect(run('idle', { type: 'PendingWritten', checkpointId: CP }, {}, { pending_condensations: [pendingEntry(0)] }).state).not.toHaveProperty(
+      'pending_condensations',
+    );
     expect(run('idle', { type: 'PendingWritten', checkpointId: CP }).state.turn_checkpoint_ids).toBeUndefined();
-    expect(run('idle', { type: 'PendingFailed', entry: pendingEntry(2) }, {}, { pending_condensations: pending }).state.pending_condensations).toEqual([other, pendingEntry(2)]);
+    expect(run('idle', { type: 'PendingFailed', entry: pendingEntry(2) }, {}, { pending_condensations: pending }).state.pending_condensations).toEqual([
+      other,
+      pendingEntry(2),
+    ]);
   });
 
   it('StepWritten counts the step and sets F(s)', () => {
@@ -273,9 +296,17 @@ describe('agrees with phase.ts transition() on every phase of SPEC §5 (the old 
 // ------------------------------------------------------------------------- properties
 
 const eventArb: fc.Arbitrary<MachineEvent> = fc.oneof(
-  fc.record({ type: fc.constant('TurnStart' as const), turnId: fc.constantFrom(TURN, 'ffffffffffff'), prompt: fc.option(fc.constant('p'), { nil: undefined }) }),
+  fc.record({
+    type: fc.constant('TurnStart' as const),
+    turnId: fc.constantFrom(TURN, 'ffffffffffff'),
+    prompt: fc.option(fc.constant('p'), { nil: undefined }),
+  }),
   fc.constant(TE),
-  fc.record({ type: fc.constant('GitCommit' as const), checkpointId: fc.option(fc.constantFrom(CP, 'ffffffffffff'), { nil: undefined }), files: fc.constant(['a.ts']) }),
+  fc.record({
+    type: fc.constant('GitCommit' as const),
+    checkpointId: fc.option(fc.constantFrom(CP, 'ffffffffffff'), { nil: undefined }),
+    files: fc.constant(['a.ts']),
+  }),
   fc.record({
     type: fc.constant('Condensed' as const),
     checkpointId: fc.constantFrom(CP, 'ffffffffffff'),
@@ -283,7 +314,11 @@ const eventArb: fc.Arbitrary<MachineEvent> = fc.oneof(
     position: fc.option(fc.nat(100), { nil: undefined }),
     remaining: fc.option(fc.subarray(['a.ts', 'b.ts']), { nil: undefined }),
   }),
-  fc.record({ type: fc.constant('PendingWritten' as const), checkpointId: fc.constantFrom(CP, 'ffffffffffff'), turnId: fc.option(fc.constant(TURN), { nil: undefined }) }),
+  fc.record({
+    type: fc.constant('PendingWritten' as const),
+    checkpointId: fc.constantFrom(CP, 'ffffffffffff'),
+    turnId: fc.option(fc.constant(TURN), { nil: undefined }),
+  }),
   fc.record({ type: fc.constant('PendingFailed' as const), entry: fc.constantFrom(pendingEntry(1), pendingEntry(2, 'ffffffffffff')) }),
   fc.record({ type: fc.constant('StepWritten' as const), filesTouched: fc.option(fc.subarray(['a.ts', 'b.ts']), { nil: undefined }) }),
   fc.constant(SS),
