@@ -11,6 +11,12 @@
  * RetryPending always comes first. Agent events carry TouchInteraction
  * (SPEC §4.3); GitCommit only when it condenses. GitCommit never changes the
  * phase, and does nothing at all while a rebase/cherry-pick/revert runs.
+ *
+ * Superseded by src/session/machine.ts (SPEC-3 §F.2: one machine returning the next state and
+ * its effects). `transition` and `applyBookkeeping` stay only until the flows are wired to
+ * `step` (machine.ts lists the call sites); test/session/machine.test.ts keeps the phases of
+ * both equal meanwhile. The rebase guard (`isRebaseInProgress`, `gitSubcommand`) stays here: it
+ * reads the file system and feeds the machine's `rebaseInProgress` fact.
  */
 import { isGitProgram } from '../git/argv.js';
 import { existsSync } from 'node:fs';
