@@ -133,6 +133,13 @@ describe('SPEC-3 §B.2 classes', () => {
     expect(out[0]).toMatchObject({ turn: 1, tool_use_id: write.toolUseId });
   });
 
+  it('the same text added by two edits (neither removing it): the later edit is named', () => {
+    const a = edit(1, 'apply_patch', 'patch', ['x()']);
+    const b = edit(2, 'apply_patch', 'patch', ['y()', 'x()']);
+    const out = classifyLines({ path: PATH, lines: blame(C1, ['x()', 'y()']), commits: { [C1]: linked([session([a, b])]) } });
+    expect(out[0]).toMatchObject({ class: 'ai', turn: 2, tool_use_id: b.toolUseId });
+  });
+
   it('a line the agent took out again is no longer its own: put back by a person it is mixed against the agent\'s last version', () => {
     const write = edit(1, 'Write', 'write', AGENT_FILE);
     const fix = edit(2, 'apply_patch', 'patch', ['\treturn "hello, world"'], ['\treturn "hello"']);
