@@ -13,7 +13,7 @@
  * 5. aligned at the same position of its hunk with an agent line within the distance bound
  *    (`matchHunk`) → `mixed`, naming the agent's line;
  * 6. a linked session's transcript is missing, unreadable or over budget, or a foreign link has
- *    no line data → `unknown`, naming which;
+ *    no line data (unless it names the agent of a readable linked session) → `unknown`, naming which;
  * 7. otherwise `human` (`no-agent-edit`).
  *
  * "Surviving": the session's covered edits of the file are replayed in order — a `write` or
@@ -58,6 +58,8 @@ export interface BlamedLine {
   commit: string;
   /** 1-based line number in that commit's version of the file (blame's original line). */
   origLine: number;
+  /** The file's path in that commit's version (blame's `filename`), when it differs from the classified path. */
+  origPath?: string;
 }
 
 /** A run of lines a commit added to the file: `start` is the first one's 1-based line in the commit's version. */
@@ -285,13 +287,18 @@ function indexSession(checkpointId: string, session: LinkedSession | LiveSession
   return { checkpointId, session, groups, exact, fragments };
 }
 
-function quote(s: string): string {
+/** Untrusted text in evidence (tool names, ids, urls, labels) is cut to `max` code points. */
+function cut(s: string, max = EVIDENCE_QUOTE_CHARS): string {
   const cps = Array.from(s);
-  return JSON.stringify(cps.length > EVIDENCE_QUOTE_CHARS ? `${cps.slice(0, EVIDENCE_QUOTE_CHARS).join('')}…` : s);
+  return cps.length > max ? `${cps.slice(0, max).join('')}…` : s;
+}
+
+function quote(s: string): string {
+  return JSON.stringify(cut(s));
 }
 
 function callName(e: EditRecord): string {
-  return `${e.tool} ${e.toolUseId}`.trim();
+  return `${cut(e.tool)} ${cut(e.toolUseId)}`.trim();
 }
 
 function fromEdit(idx: SessionIndex, e: EditRecord): Partial<ClassifiedLine> {
@@ -380,6 +387,8 @@ function rangeText(r: ForeignRange): string {
 /** Everything about one commit needed to classify its lines, computed once. */
 interface CommitContext {
   sha: string;
+  /** The file's path in the commit's version. */
+  path: string;
   info: CommitInfo;
   sessions: SessionIndex[];
   /** Linked sessions whose transcript is not readable, in link order. */
@@ -390,7 +399,7 @@ interface CommitContext {
   mixed: Map<number, MixedPair>;
 }
 
-function commitContext(sha: string, info: CommitInfo, input: ClassifyInput): CommitContext {
+function commitContext(sha: string, info: CommitInfo, input: ClassifyInput, path: string): CommitContext {
   const sessions: SessionIndex[] = [];
   const unreadable: CommitContext['unreadable'] = [];
   const checkpointIds: string[] = [];
@@ -402,7 +411,7 @@ function commitContext(sha: string, info: CommitInfo, input: ClassifyInput): Com
     }
     checkpointIds.push(link.checkpointId);
     for (const s of link.sessions) {
-      if (s.transcript === 'ok') sessions.push(indexSession(link.checkpointId, s, input.path));
+      if (s.transcript === 'ok') sessions.push(indexSession(link.checkpointId, s, path));
       else unreadable.push({ checkpointId: link.checkpointId, session: s });
     }
   }
@@ -414,10 +423,11 @@ function commitContext(sha: string, info: CommitInfo, input: ClassifyInput): Com
       });
     }
   }
-  return { sha, info, sessions, unreadable, checkpointIds, foreign, mixed };
+  return { sha, path, info, sessions, unreadable, checkpointIds, foreign, mixed };
 }
 
-function classifyCommitted(l: BlamedLine, ctx: CommitContext, path: string): ClassifiedLine {
+function classifyCommitted(l: BlamedLine, ctx: CommitContext): ClassifiedLine {
+  const path = ctx.path;
   const base = { line: l.line, text: l.text, commit: l.commit };
   if (ctx.info.links.length === 0) {
     return { ...base, class: 'human', evidence: { kind: 'no-agent-link', text: `commit ${short(l.commit)} has no agent link` } };
@@ -433,11 +443,11 @@ function classifyCommitted(l: BlamedLine, ctx: CommitContext, path: string): Cla
   for (const f of ctx.foreign) {
     const r = f.ranges?.find((x) => l.origLine >= x.start && l.origLine <= x.end);
     if (!r) continue;
-    const who = r.label ? ` (${r.label})` : '';
+    const who = r.label ? ` (${cut(r.label)})` : '';
     const out: ClassifiedLine = {
       ...base,
       class: r.contributor === 'mixed' ? 'mixed' : 'ai',
-      evidence: { kind: 'foreign-range', text: `${f.source} ${f.label} marks ${rangeText(r)} of ${path} as ${r.contributor ?? 'ai'}${who}` },
+      evidence: { kind: 'foreign-range', text: `${cut(f.source)} ${cut(f.label)} marks ${rangeText(r)} of ${cut(path)} as ${r.contributor ?? 'ai'}${who}` },
       source: f.source,
     };
     const agent = r.agent ?? f.agent;
@@ -468,7 +478,7 @@ function classifyCommitted(l: BlamedLine, ctx: CommitContext, path: string): Cla
     const out: ClassifiedLine = {
       ...base,
       class: 'unknown',
-      evidence: { kind, text: `checkpoint ${u.checkpointId}: session ${u.session.sessionId}'s transcript ${why}` },
+      evidence: { kind, text: `checkpoint ${cut(u.checkpointId)}: session ${cut(u.session.sessionId)}'s transcript ${why}` },
       checkpoint_id: u.checkpointId,
       session_id: u.session.sessionId,
     };
@@ -476,20 +486,23 @@ function classifyCommitted(l: BlamedLine, ctx: CommitContext, path: string): Cla
     if (u.session.model) out.model = u.session.model;
     return out;
   }
-  const bare = ctx.foreign.find((f) => f.ranges === undefined);
+  // a trailer naming the agent of a readable linked session (Claude's own `Co-authored-by`) adds
+  // nothing that session's edits do not already say; one naming another tool leaves the line open
+  const readableAgents = new Set(ctx.sessions.map((s) => s.session.agent).filter((a) => a !== undefined));
+  const bare = ctx.foreign.find((f) => f.ranges === undefined && !(f.agent !== undefined && readableAgents.has(f.agent)));
   if (bare) {
     const out: ClassifiedLine = {
       ...base,
       class: 'unknown',
-      evidence: { kind: 'foreign-no-lines', text: `${bare.source}: ${bare.label} links the commit, without line data` },
+      evidence: { kind: 'foreign-no-lines', text: `${cut(bare.source)}: ${cut(bare.label, 300)} links the commit, without line data` },
       source: bare.source,
     };
     if (bare.agent) out.agent = bare.agent;
     if (bare.model) out.model = bare.model;
     return out;
   }
-  const names = [...ctx.checkpointIds, ...ctx.foreign.map((f) => f.source)].join(', ');
-  return { ...base, class: 'human', evidence: { kind: 'no-agent-edit', text: `linked (${names}) but in no agent edit of ${path}` } };
+  const names = [...ctx.checkpointIds, ...ctx.foreign.map((f) => f.source)].map((n) => cut(n)).join(', ');
+  return { ...base, class: 'human', evidence: { kind: 'no-agent-edit', text: `linked (${names}) but in no agent edit of ${cut(path)}` } };
 }
 
 function classifyUncommitted(l: BlamedLine, live: readonly SessionIndex[]): ClassifiedLine {
@@ -500,7 +513,7 @@ function classifyUncommitted(l: BlamedLine, live: readonly SessionIndex[]): Clas
   return {
     ...base,
     class: 'ai',
-    evidence: { kind: 'live-edit', text: `not committed yet; turn ${e.turn}: ${callName(e)} of live session ${hit.idx.session.sessionId} added ${hit.line.fragment ? 'part of ' : ''}this line` },
+    evidence: { kind: 'live-edit', text: `not committed yet; turn ${e.turn}: ${callName(e)} of live session ${cut(hit.idx.session.sessionId)} added ${hit.line.fragment ? 'part of ' : ''}this line` },
     ...fromEdit(hit.idx, e),
     uncommitted: true,
   };
@@ -517,10 +530,11 @@ export function classifyLines(input: ClassifyInput): ClassifiedLine[] {
     }
     let ctx = contexts.get(l.commit);
     if (!ctx) {
-      ctx = commitContext(l.commit, lookup(input.commits, l.commit) ?? { links: [] }, input);
+      // a renamed file: the commit's agent edits name the path it had then
+      ctx = commitContext(l.commit, lookup(input.commits, l.commit) ?? { links: [] }, input, l.origPath ?? input.path);
       contexts.set(l.commit, ctx);
     }
-    return classifyCommitted(l, ctx, input.path);
+    return classifyCommitted(l, ctx);
   });
 }
 

@@ -171,6 +171,13 @@ describe('SPEC-3 §B.2 classes', () => {
     expect(out2.map((l) => l.class)).toEqual(['human', 'human', 'human']);
   });
 
+  it('a renamed file: a commit\'s agent edits are read under the path blame gives for that commit', () => {
+    const w = edit(1, 'Write', 'write', ['moved()'], [], { path: 'src/old.go' });
+    const lines: BlamedLine[] = [{ line: 1, text: 'moved()', commit: C1, origLine: 1, origPath: 'src/old.go' }];
+    expect(classifyLines({ path: PATH, lines, commits: { [C1]: linked([session([w])]) } })[0]).toMatchObject({ class: 'ai', tool_use_id: w.toolUseId });
+    expect(classifyLines({ path: PATH, lines: [{ ...lines[0]!, origPath: undefined }], commits: { [C1]: linked([session([w])]) } })[0]!.class).toBe('human');
+  });
+
   it('a foreign trailer alone → unknown naming it, never ai', () => {
     const url = 'https://agents.example/logs/42';
     const out = classifyLines({
@@ -180,6 +187,18 @@ describe('SPEC-3 §B.2 classes', () => {
     });
     expect(out.every((l) => l.class === 'unknown')).toBe(true);
     expect(out[0]).toMatchObject({ source: 'Agent-Logs-Url', evidence: { kind: 'foreign-no-lines', text: `Agent-Logs-Url: ${url} links the commit, without line data` } });
+  });
+
+  it('a trailer beside a checkpoint: one naming the linked session\'s own agent changes nothing, another tool\'s leaves unexplained lines unknown', () => {
+    const write = edit(1, 'Write', 'write', AGENT_FILE);
+    const run = (agent: string) =>
+      classifyLines({
+        path: PATH,
+        lines: blame(C1, COMMITTED),
+        commits: { [C1]: { links: [...linked([session([write])]).links, { kind: 'foreign', source: 'Co-authored-by', label: 'Claude <noreply@anthropic.com>', agent }] } },
+      }).map((l) => l.class);
+    expect(run('claude-code')).toEqual(['ai', 'ai', 'human', 'ai', 'mixed', 'ai', 'ai', 'mixed']);
+    expect(run('devin')).toEqual(['ai', 'ai', 'unknown', 'ai', 'mixed', 'ai', 'ai', 'mixed']);
   });
 
   it('a foreign record with line ranges → ai (or mixed) in its ranges, naming the tool; human outside them', () => {
@@ -230,6 +249,8 @@ describe('SPEC-3 §B.2 classes', () => {
     const e = edit(1, 'Edit', 'edit', [long], [], { partial: true });
     const out = classifyLines({ path: PATH, lines: blame(C1, [long]), commits: { [C1]: linked([session([e])]) } });
     expect(out[0]!.evidence.text.length).toBeLessThan(160);
+    const trailer = classifyLines({ path: PATH, lines: blame(C1, ['x']), commits: { [C1]: { links: [{ kind: 'foreign', source: 'Agent-Logs-Url', label: `https://x/${'y'.repeat(5000)}` }] } } });
+    expect(trailer[0]!.evidence.text.length).toBeLessThan(400);
   });
 
   it('the AI share leaves unknown and uncommitted apart', () => {
