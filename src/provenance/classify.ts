@@ -26,7 +26,7 @@
  * Types here are structural (the layer rule keeps provenance/, a model-layer directory, from
  * importing agents/): `EditRecord` is the subset of `AgentEdit` this module reads.
  */
-import { containsFragment, matchHunk, MIXED_MAX_DISTANCE, normalizeLine } from './match.js';
+import { containsFragment, MIXED_MAX_DISTANCE, matchHunk, normalizeLine } from './match.js';
 
 /** blame's zero commit: the line is not committed. */
 export const ZERO_COMMIT = '0000000000000000000000000000000000000000';
@@ -473,7 +473,8 @@ function classifyCommitted(l: BlamedLine, ctx: CommitContext): ClassifiedLine {
   }
   const u = ctx.unreadable[0];
   if (u) {
-    const kind = u.session.transcript === 'missing' ? 'transcript-missing' : u.session.transcript === 'unreadable' ? 'transcript-unreadable' : 'transcript-over-budget';
+    const kind =
+      u.session.transcript === 'missing' ? 'transcript-missing' : u.session.transcript === 'unreadable' ? 'transcript-unreadable' : 'transcript-over-budget';
     const why = kind === 'transcript-missing' ? 'is missing' : kind === 'transcript-unreadable' ? 'is unreadable' : 'is over the read budget';
     const out: ClassifiedLine = {
       ...base,
@@ -513,7 +514,10 @@ function classifyUncommitted(l: BlamedLine, live: readonly SessionIndex[]): Clas
   return {
     ...base,
     class: 'ai',
-    evidence: { kind: 'live-edit', text: `not committed yet; turn ${e.turn}: ${callName(e)} of live session ${cut(hit.idx.session.sessionId)} added ${hit.line.fragment ? 'part of ' : ''}this line` },
+    evidence: {
+      kind: 'live-edit',
+      text: `not committed yet; turn ${e.turn}: ${callName(e)} of live session ${cut(hit.idx.session.sessionId)} added ${hit.line.fragment ? 'part of ' : ''}this line`,
+    },
     ...fromEdit(hit.idx, e),
     uncommitted: true,
   };

@@ -3,17 +3,18 @@
  * links, agent edits, hunks), a class and evidence per line out. Mirrors the conformance cases
  * P1–P3, C.2's foreign links, uncommitted lines, partial edits and overrides, plus properties.
  */
-import { describe, expect, it } from 'vitest';
+
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import {
   aiShare,
-  classifyLines,
-  summarize,
-  ZERO_COMMIT,
   type BlamedLine,
   type CommitInfo,
+  classifyLines,
   type EditRecord,
   type LinkedSession,
+  summarize,
+  ZERO_COMMIT,
 } from '../../src/provenance/classify.js';
 
 const C1 = '1'.repeat(40);
@@ -53,7 +54,16 @@ describe('SPEC-3 §B.2 classes', () => {
       commits: { [C1]: linked([session([write])], [{ start: 1, lines: COMMITTED }]) },
     });
     expect(out.map((l) => l.class)).toEqual(['ai', 'ai', 'human', 'ai', 'mixed', 'ai', 'ai', 'mixed']);
-    expect(out[0]).toMatchObject({ turn: 1, prompt_index: 0, tool: 'Write', tool_use_id: write.toolUseId, checkpoint_id: CP, session_id: 'sess-1', agent: 'claude-code', model: 'claude-sonnet-4' });
+    expect(out[0]).toMatchObject({
+      turn: 1,
+      prompt_index: 0,
+      tool: 'Write',
+      tool_use_id: write.toolUseId,
+      checkpoint_id: CP,
+      session_id: 'sess-1',
+      agent: 'claude-code',
+      model: 'claude-sonnet-4',
+    });
     expect(out[0]!.evidence).toEqual({ kind: 'agent-edit', text: `turn 1: Write ${write.toolUseId} added this line` });
     expect(out[4]).toMatchObject({ class: 'mixed', agent_text: '\treturn "hello"', turn: 1, tool_use_id: write.toolUseId });
     expect(out[4]!.evidence.kind).toBe('agent-line-edited');
@@ -63,8 +73,12 @@ describe('SPEC-3 §B.2 classes', () => {
     expect(aiShare(summarize(out))).toBeCloseTo(7 / 8);
   });
 
-  it('P1 without the commit\'s hunks: blame\'s runs stand for them, same classes', () => {
-    const out = classifyLines({ path: PATH, lines: blame(C1, COMMITTED), commits: new Map([[C1, linked([session([edit(1, 'Write', 'write', AGENT_FILE)])])]]) });
+  it("P1 without the commit's hunks: blame's runs stand for them, same classes", () => {
+    const out = classifyLines({
+      path: PATH,
+      lines: blame(C1, COMMITTED),
+      commits: new Map([[C1, linked([session([edit(1, 'Write', 'write', AGENT_FILE)])])]]),
+    });
     expect(out.map((l) => l.class)).toEqual(['ai', 'ai', 'human', 'ai', 'mixed', 'ai', 'ai', 'mixed']);
   });
 
@@ -88,7 +102,7 @@ describe('SPEC-3 §B.2 classes', () => {
     expect(out[3]!.turn).toBeUndefined();
   });
 
-  it('P3: the checkpoint\'s transcript removed → that commit\'s lines unknown, naming why', () => {
+  it("P3: the checkpoint's transcript removed → that commit's lines unknown, naming why", () => {
     for (const [status, kind] of [
       ['missing', 'transcript-missing'],
       ['unreadable', 'transcript-unreadable'],
@@ -100,7 +114,7 @@ describe('SPEC-3 §B.2 classes', () => {
     }
   });
 
-  it('two sessions on one checkpoint, one transcript gone: the readable one\'s lines still ai, the rest unknown (not human)', () => {
+  it("two sessions on one checkpoint, one transcript gone: the readable one's lines still ai, the rest unknown (not human)", () => {
     const out = classifyLines({
       path: PATH,
       lines: blame(C1, COMMITTED),
@@ -113,11 +127,19 @@ describe('SPEC-3 §B.2 classes', () => {
   it('linked, but edits of another file or of turns the checkpoint does not cover give no ai', () => {
     const other = edit(1, 'Write', 'write', AGENT_FILE, [], { path: 'src/other.go' });
     const early = edit(1, 'Write', 'write', AGENT_FILE, [], { position: 5 });
-    const out = classifyLines({ path: PATH, lines: blame(C1, AGENT_FILE), commits: { [C1]: linked([session([other, early], { covers: { fromPosition: 6 } })]) } });
+    const out = classifyLines({
+      path: PATH,
+      lines: blame(C1, AGENT_FILE),
+      commits: { [C1]: linked([session([other, early], { covers: { fromPosition: 6 } })]) },
+    });
     expect(out.every((l) => l.class === 'human' && l.evidence.kind === 'no-agent-edit')).toBe(true);
     const byTurn = classifyLines({ path: PATH, lines: blame(C1, AGENT_FILE), commits: { [C1]: linked([session([early], { covers: { turns: [2, 3] } })]) } });
     expect(byTurn.every((l) => l.class === 'human')).toBe(true);
-    const covered = classifyLines({ path: PATH, lines: blame(C1, AGENT_FILE), commits: { [C1]: linked([session([early], { covers: { turns: [1], fromPosition: 0, toPosition: 6 } })]) } });
+    const covered = classifyLines({
+      path: PATH,
+      lines: blame(C1, AGENT_FILE),
+      commits: { [C1]: linked([session([early], { covers: { turns: [1], fromPosition: 0, toPosition: 6 } })]) },
+    });
     expect(covered.every((l) => l.class === 'ai')).toBe(true);
   });
 
@@ -140,7 +162,7 @@ describe('SPEC-3 §B.2 classes', () => {
     expect(out[0]).toMatchObject({ class: 'ai', turn: 2, tool_use_id: b.toolUseId });
   });
 
-  it('a line the agent took out again is no longer its own: put back by a person it is mixed against the agent\'s last version', () => {
+  it("a line the agent took out again is no longer its own: put back by a person it is mixed against the agent's last version", () => {
     const write = edit(1, 'Write', 'write', AGENT_FILE);
     const fix = edit(2, 'apply_patch', 'patch', ['\treturn "hello, world"'], ['\treturn "hello"']);
     const out = classifyLines({ path: PATH, lines: blame(C1, AGENT_FILE), commits: { [C1]: linked([session([write, fix])]) } });
@@ -157,7 +179,7 @@ describe('SPEC-3 §B.2 classes', () => {
     expect(after[0]!.class).toBe('human');
   });
 
-  it('partial edits: a line containing the Edit tool\'s new string is ai, evidence names the fragment', () => {
+  it("partial edits: a line containing the Edit tool's new string is ai, evidence names the fragment", () => {
     const e = edit(2, 'Edit', 'edit', ['return "hello, world"'], ['return "hello"'], { partial: true });
     const lines = blame(C1, ['func Hello() string {', '\treturn "hello, world" // greet', '}']);
     const out = classifyLines({ path: PATH, lines, commits: { [C1]: linked([session([e])], [{ start: 2, lines: ['\treturn "hello, world" // greet'] }]) } });
@@ -171,7 +193,7 @@ describe('SPEC-3 §B.2 classes', () => {
     expect(out2.map((l) => l.class)).toEqual(['human', 'human', 'human']);
   });
 
-  it('a renamed file: a commit\'s agent edits are read under the path blame gives for that commit', () => {
+  it("a renamed file: a commit's agent edits are read under the path blame gives for that commit", () => {
     const w = edit(1, 'Write', 'write', ['moved()'], [], { path: 'src/old.go' });
     const lines: BlamedLine[] = [{ line: 1, text: 'moved()', commit: C1, origLine: 1, origPath: 'src/old.go' }];
     expect(classifyLines({ path: PATH, lines, commits: { [C1]: linked([session([w])]) } })[0]).toMatchObject({ class: 'ai', tool_use_id: w.toolUseId });
@@ -186,16 +208,21 @@ describe('SPEC-3 §B.2 classes', () => {
       commits: { [C1]: { links: [{ kind: 'foreign', source: 'Agent-Logs-Url', label: url }] } },
     });
     expect(out.every((l) => l.class === 'unknown')).toBe(true);
-    expect(out[0]).toMatchObject({ source: 'Agent-Logs-Url', evidence: { kind: 'foreign-no-lines', text: `Agent-Logs-Url: ${url} links the commit, without line data` } });
+    expect(out[0]).toMatchObject({
+      source: 'Agent-Logs-Url',
+      evidence: { kind: 'foreign-no-lines', text: `Agent-Logs-Url: ${url} links the commit, without line data` },
+    });
   });
 
-  it('a trailer beside a checkpoint: one naming the linked session\'s own agent changes nothing, another tool\'s leaves unexplained lines unknown', () => {
+  it("a trailer beside a checkpoint: one naming the linked session's own agent changes nothing, another tool's leaves unexplained lines unknown", () => {
     const write = edit(1, 'Write', 'write', AGENT_FILE);
     const run = (agent: string) =>
       classifyLines({
         path: PATH,
         lines: blame(C1, COMMITTED),
-        commits: { [C1]: { links: [...linked([session([write])]).links, { kind: 'foreign', source: 'Co-authored-by', label: 'Claude <noreply@anthropic.com>', agent }] } },
+        commits: {
+          [C1]: { links: [...linked([session([write])]).links, { kind: 'foreign', source: 'Co-authored-by', label: 'Claude <noreply@anthropic.com>', agent }] },
+        },
       }).map((l) => l.class);
     expect(run('claude-code')).toEqual(['ai', 'ai', 'human', 'ai', 'mixed', 'ai', 'ai', 'mixed']);
     expect(run('devin')).toEqual(['ai', 'ai', 'unknown', 'ai', 'mixed', 'ai', 'ai', 'mixed']);
@@ -228,7 +255,7 @@ describe('SPEC-3 §B.2 classes', () => {
     expect(out[0]!.evidence.kind).toBe('no-agent-edit');
   });
 
-  it('uncommitted lines: uncommitted, or ai with uncommitted: true when a live session\'s edits hold them', () => {
+  it("uncommitted lines: uncommitted, or ai with uncommitted: true when a live session's edits hold them", () => {
     const lines: BlamedLine[] = [
       { line: 1, text: 'package hello', commit: C1, origLine: 1 },
       { line: 2, text: 'func New() {}', commit: ZERO_COMMIT, origLine: 2 },
@@ -249,7 +276,11 @@ describe('SPEC-3 §B.2 classes', () => {
     const e = edit(1, 'Edit', 'edit', [long], [], { partial: true });
     const out = classifyLines({ path: PATH, lines: blame(C1, [long]), commits: { [C1]: linked([session([e])]) } });
     expect(out[0]!.evidence.text.length).toBeLessThan(160);
-    const trailer = classifyLines({ path: PATH, lines: blame(C1, ['x']), commits: { [C1]: { links: [{ kind: 'foreign', source: 'Agent-Logs-Url', label: `https://x/${'y'.repeat(5000)}` }] } } });
+    const trailer = classifyLines({
+      path: PATH,
+      lines: blame(C1, ['x']),
+      commits: { [C1]: { links: [{ kind: 'foreign', source: 'Agent-Logs-Url', label: `https://x/${'y'.repeat(5000)}` }] } },
+    });
     expect(trailer[0]!.evidence.text.length).toBeLessThan(400);
   });
 
