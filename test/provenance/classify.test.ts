@@ -6,6 +6,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { AgentEdit } from '../../src/agents/edits.js';
 import {
   aiShare,
   type BlamedLine,
@@ -33,7 +34,7 @@ function blame(commit: string, text: readonly string[]): BlamedLine[] {
   return text.map((t, i) => ({ line: i + 1, text: t, commit, origLine: i + 1 }));
 }
 
-function session(edits: EditRecord[], more: Partial<LinkedSession> = {}): LinkedSession {
+function session(edits: readonly EditRecord[], more: Partial<LinkedSession> = {}): LinkedSession {
   return { sessionId: 'sess-1', agent: 'claude-code', model: 'claude-sonnet-4', transcript: 'ok', edits, ...more };
 }
 
@@ -287,6 +288,15 @@ describe('SPEC-3 §B.2 classes', () => {
   it('the AI share leaves unknown and uncommitted apart', () => {
     expect(aiShare({ ai: 3, mixed: 1, human: 4, unknown: 100, uncommitted: 7 })).toBe(0.5);
     expect(aiShare({ ai: 0, mixed: 0, human: 0, unknown: 5, uncommitted: 0 })).toBeUndefined();
+  });
+});
+
+describe('types', () => {
+  it("an AgentEdit is an EditRecord (the adapters' edits go in as they are)", () => {
+    const a: AgentEdit = { turn: 1, promptIndex: 0, position: 3, toolUseId: 't', tool: 'Write', path: PATH, kind: 'write', added: ['x'], removed: [] };
+    const edits: AgentEdit[] = [a];
+    const out = classifyLines({ path: PATH, lines: blame(C1, ['x']), commits: { [C1]: linked([session(edits)]) } });
+    expect(out[0]!.class).toBe('ai');
   });
 });
 
