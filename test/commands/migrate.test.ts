@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeRepo, cleanupAll, type TempRepo } from '../helpers/repo.js';
 import { SAMPLE_IDS, fetchSample, linkCommit, writeCheckpoint } from './helpers.js';
+import { sampleSession, ulid, writeGoCheckpoint, type GoCheckpoint } from '../helpers/go-refs.js';
 
 afterAll(cleanupAll);
 
@@ -98,13 +99,6 @@ describe('entire migrate --to refs (SPEC-3 §A.9, V7)', () => {
     expect(refs(r)).toBe(was);
   });
 
-  it('--to branch is not available yet: one line, exit 1, nothing written', () => {
-    const was = refs(r);
-    const res = r.entire(['migrate', '--to', 'branch']);
-    expect(res.status).toBe(1);
-    expect(res.stderr).toContain('not available yet');
-    expect(refs(r)).toBe(was);
-  });
 
   it('the refs alone hold every checkpoint (branch deleted: explain reads the same)', () => {
     r.git(['update-ref', '-d', BRANCH]);
@@ -127,5 +121,52 @@ describe('a pre-existing ref that differs', () => {
     expect(res.stdout).toContain(`Migrated ${IDS.length - 1} of ${IDS.length} checkpoints to refs (0 already migrated, 1 differ, 0 failed)`);
     expect(r.git(['rev-parse', refOf(victim)]).trim()).toBe(planted);
     for (const id of IDS) if (id !== victim) expect(r.git(['rev-parse', '--verify', '-q', refOf(id)]).trim()).not.toBe('');
+  });
+});
+
+describe('entire migrate --to branch (the reverse, for hex-named refs)', () => {
+  it('puts each hex ref on the branch, reads the same, leaves the refs; a ULID stays a ref; a second run writes nothing', () => {
+    const r = makeRepo();
+    const s = sampleSession();
+    const hexA = '0123456789ab';
+    const hexB = 'fedcba987654';
+    const u = ulid(7);
+    const cp = (id: string, sid: string, extra: Partial<GoCheckpoint> = {}): GoCheckpoint => ({
+      id,
+      sessions: [{ sessionId: sid, transcript: s.transcript, prompts: s.prompts, agent: 'Claude Code', compact: true }],
+      ...extra,
+    });
+    writeGoCheckpoint(r, cp(hexA, 'sess-a'));
+    writeGoCheckpoint(r, cp(hexB, 'sess-b', { sortedKeys: true }));
+    writeGoCheckpoint(r, cp(u, 'sess-u'));
+    for (const id of [hexA, hexB, u]) linkCommit(r, `work for ${id}`, [id]);
+    const before = new Map([hexA, hexB, u].map((id) => [id, explainJson(r, id)]));
+    const refsBefore = r.git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/entire/']);
+
+    const dry = r.entire(['migrate', '--to', 'branch', '--dry-run']);
+    expect(dry.status, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('Dry run: 2 of 2 checkpoints would be migrated to entire/checkpoints/v1');
+    expect(r.gitResult(['rev-parse', '--verify', '-q', BRANCH]).status).not.toBe(0);
+
+    const res = r.entire(['migrate', '--to', 'branch']);
+    expect(res.status, res.stderr).toBe(0);
+    expect(res.stdout).toContain('Migrated 2 of 2 checkpoints to entire/checkpoints/v1 (0 already migrated, 0 differ, 0 failed)');
+    expect(r.git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/entire/'])).toBe(refsBefore);
+    const listed = r.git(['ls-tree', '-r', '--name-only', BRANCH]).trim().split('\n');
+    expect(listed.some((p) => p.startsWith('01/23456789ab/0/full.jsonl'))).toBe(true);
+    expect(listed.some((p) => p.startsWith('fe/dcba987654/0/'))).toBe(true);
+    expect(listed.some((p) => p.includes(u))).toBe(false);
+    const root = JSON.parse(r.git(['show', `${BRANCH}:01/23456789ab/metadata.json`]));
+    expect(root.sessions[0].transcript).toBe('/01/23456789ab/0/full.jsonl');
+
+    const tip = r.git(['rev-parse', BRANCH]).trim();
+    const again = r.entire(['migrate', '--to', 'branch']);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Migrated 0 of 2 checkpoints to entire/checkpoints/v1 (2 already migrated, 0 differ, 0 failed)');
+    expect(r.git(['rev-parse', BRANCH]).trim()).toBe(tip);
+
+    // the branch alone holds the hex ones now: drop their refs, explain reads the same
+    for (const id of [hexA, hexB]) r.git(['update-ref', '-d', refOf(id)]);
+    for (const id of [hexA, hexB, u]) expect(explainJson(r, id)).toEqual(before.get(id));
   });
 });

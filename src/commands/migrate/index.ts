@@ -19,7 +19,11 @@
  *   exists and differs is reported, never overwritten. The branch is never
  *   touched. Written refs join the push queue (§A.6).
  *
- * `--to branch` (the reverse) is not implemented yet: one line, exit 1.
+ * `--to branch` does the reverse for hex-named refs (a ULID never goes on the
+ * branch, §A.5): each ref's root tree becomes the branch's `<id[:2]>/<id[2:]>/`
+ * with the root's session paths prefixed again, one branch commit per
+ * checkpoint (`Checkpoint: <id>` + trailers, taken from the ref's first
+ * commit), verified by reading the branch copy back; the refs stay.
  */
 import type { Repo } from '../../git/repo.js';
 import { openRepo } from '../../git/repo.js';
@@ -29,11 +33,11 @@ import { encodeJson } from '../../go-json.js';
 import { checkpointRef, isHexCheckpointId } from '../../checkpoint/id.js';
 import { METADATA_BRANCH, METADATA_REF } from '../../checkpoint/shadow.js';
 import { parseTrailerValues, STRATEGY } from '../../checkpoint/messages.js';
-import { casWrite, refTarget } from '../../store/branch.js';
+import { casWrite, ensureMetadataBranch, refTarget } from '../../store/branch.js';
 import { readDir, readTreeByOid, subdirs } from '../../store/tree.js';
 import { viewAt, sessionContentOf, type CheckpointView } from '../../store/committed.js';
 import { readLocalCheckpoint } from '../../store/routing.js';
-import { checkpointRefTip } from '../../store/refs-store.js';
+import { checkpointRefTip, checkpointRefs } from '../../store/refs-store.js';
 import { appendToPushQueue } from '../../sync/push-queue.js';
 import { processIo, type Io } from '../common.js';
 
@@ -66,18 +70,17 @@ export async function runMigrate(cwd: string, opts: MigrateOptions, io: Io = pro
     io.err(`Error: --to must be refs or branch (got "${opts.to}")`);
     return 2;
   }
-  if (target === 'branch') {
-    io.err('Error: entire migrate --to branch is not available yet (only --to refs); nothing was changed');
-    return 1;
-  }
   const repo = await openRepo(cwd);
   try {
-    const s = await migrateToRefs(repo, { dryRun: !!opts.dryRun, progress: opts.progress ?? !!process.stdout.isTTY }, io);
+    const run = { dryRun: !!opts.dryRun, progress: opts.progress ?? !!process.stdout.isTTY };
+    const s = target === 'refs' ? await migrateToRefs(repo, run, io) : await migrateToBranch(repo, run, io);
     for (const line of s.differ) io.out(line);
     for (const line of s.failed) io.out(line);
     const tail = `${s.already} already migrated, ${s.differ.length} differ, ${s.failed.length} failed`;
-    if (opts.dryRun) io.out(`Dry run: ${s.migrated} of ${s.total} checkpoints would be migrated to refs (${tail}); nothing was written`);
-    else io.out(`Migrated ${s.migrated} of ${s.total} checkpoints to refs (${tail}); ${METADATA_BRANCH} is unchanged`);
+    const where = target === 'refs' ? 'refs' : METADATA_BRANCH;
+    if (opts.dryRun) io.out(`Dry run: ${s.migrated} of ${s.total} checkpoints would be migrated to ${where} (${tail}); nothing was written`);
+    else if (target === 'refs') io.out(`Migrated ${s.migrated} of ${s.total} checkpoints to refs (${tail}); ${METADATA_BRANCH} is unchanged`);
+    else io.out(`Migrated ${s.migrated} of ${s.total} checkpoints to ${METADATA_BRANCH} (${tail}); the refs are unchanged`);
     return s.differ.length + s.failed.length > 0 ? 1 : 0;
   } finally {
     repo.objects.close();
@@ -252,3 +255,102 @@ function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
   return a.equals(b);
 }
 
+
+// ------------------------------------------------------------------ --to branch
+
+/** The root `metadata.json` of a ref with its `/0/…` session paths placed under `/<id[:2]>/<id[2:]>/`. */
+async function branchRoot(repo: Repo, refTip: string, id: string): Promise<string | null> {
+  const o = await repo.objects.read(`${refTip}:metadata.json`);
+  if (!o || o.type !== 'blob') return null;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(o.data.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return null;
+  const prefix = `/${id.slice(0, 2)}/${id.slice(2)}`;
+  const sessions = (doc as Record<string, unknown>)['sessions'];
+  if (Array.isArray(sessions)) {
+    for (const s of sessions) {
+      if (!s || typeof s !== 'object' || Array.isArray(s)) continue;
+      const so = s as Record<string, unknown>;
+      for (const [k, v] of Object.entries(so)) if (typeof v === 'string' && /^\/\d+\//.test(v)) so[k] = `${prefix}${v}`;
+    }
+  }
+  return encodeJson(doc);
+}
+
+/** The message of a ref's first (parentless) commit when it is a first write; else one built from its sessions. */
+async function refFirstMessage(repo: Repo, ref: string, id: string, view: CheckpointView): Promise<string> {
+  const r = await runGit(['rev-list', '--max-parents=0', '--format=%B', '-n', '1', ref], { cwd: repo.root, allowFailure: true });
+  const text = r.code === 0 ? r.stdout.toString('utf8').replace(/^commit [0-9a-f]+\n/, '') : '';
+  const t = parseTrailerValues(text);
+  if (text.startsWith(`Checkpoint: ${id}\n`) && t['Entire-Session']) return goFirstMessage(id, t['Entire-Session'], t['Entire-Agent'], t['Ephemeral-branch']);
+  return messageFromSessions(id, view);
+}
+
+export async function migrateToBranch(repo: Repo, opts: { dryRun: boolean; progress: boolean }, io: Io): Promise<MigrateSummary> {
+  const summary: MigrateSummary = { total: 0, migrated: 0, already: 0, differ: [], failed: [] };
+  const all = [...(await checkpointRefs(repo))].filter(([id]) => isHexCheckpointId(id));
+  summary.total = all.length;
+  let n = 0;
+  for (const [id] of all) {
+    n++;
+    if (opts.progress) io.err(`migrate: ${n} of ${all.length} (${id})`);
+    const ref = checkpointRef(id);
+    const tip = await checkpointRefTip(repo, id);
+    const refView = tip ? await viewAt(repo, tip, id, '') : null;
+    if (!tip || !refView) {
+      summary.failed.push(`${id}: ${ref} does not hold a readable checkpoint; not migrated`);
+      continue;
+    }
+    const shard = `${id.slice(0, 2)}/${id.slice(2)}`;
+    const branchTip = await readRef(repo, METADATA_REF);
+    if (branchTip && (await repo.objects.read(`${branchTip}:${shard}`))?.type === 'tree') {
+      const onBranch = await viewAt(repo, branchTip, id);
+      const diff = onBranch ? await difference(repo, refView, onBranch) : 'the branch copy cannot be read';
+      if (diff === null) summary.already++;
+      else summary.differ.push(`${id}: ${METADATA_BRANCH} holds ${shard} and it differs from the ref (${diff}); left as it is`);
+      continue;
+    }
+    const root = await branchRoot(repo, tip, id);
+    const tree = await repo.objects.read(`${tip}^{tree}`);
+    if (root === null || !tree) {
+      summary.failed.push(`${id}: its metadata.json cannot be read; not migrated`);
+      continue;
+    }
+    if (opts.dryRun) {
+      summary.migrated++;
+      continue;
+    }
+    const message = await refFirstMessage(repo, ref, id, refView);
+    await ensureMetadataBranch(repo);
+    let raced = false;
+    const res = await casWrite(repo, METADATA_REF, async (cur) => {
+      if (cur !== null && (await repo.objects.read(`${cur}:${shard}`)) !== null) {
+        raced = true;
+        return null;
+      }
+      return {
+        message,
+        changes: [
+          { op: 'put-oid', path: shard, oid: tree.oid, mode: '040000' },
+          { op: 'put', path: `${shard}/metadata.json`, content: root },
+        ],
+      };
+    });
+    if (raced || !res.changed || res.oid === null) {
+      summary.failed.push(`${id}: ${shard} appeared on ${METADATA_BRANCH} while migrating; not written`);
+      continue;
+    }
+    const back = await viewAt(repo, res.oid, id);
+    const diff = back ? await difference(repo, refView, back) : 'the branch copy cannot be read';
+    if (diff !== null) {
+      summary.failed.push(`${id}: the branch copy reads differently (${diff})`);
+      continue;
+    }
+    summary.migrated++;
+  }
+  return summary;
+}
