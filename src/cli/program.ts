@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   resume: () => import('./commands/resume.js'),
   tasks: () => import('./commands/tasks.js'),
   context: () => import('./commands/context.js'),
+  migrate: () => import('./commands/migrate.js'),
   redact: () => import('./commands/redact.js'),
   version: () => import('./commands/version.js'),
   debug: () => import('./commands/debug.js'),
