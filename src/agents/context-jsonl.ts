@@ -5,7 +5,8 @@
  * that can be a user or assistant turn are parsed. Each agent supplies its dialect.
  */
 import type { ContextEvent, ContextTodo, ContextToolKind, TranscriptText } from './types.js';
-import { isObj, str } from './entries.js';
+import { str } from './entries.js';
+import { isObj } from './kit/obj.js';
 import { parsedLines } from './context-lines.js';
 
 export interface ContextDialect {

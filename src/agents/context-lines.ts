@@ -5,7 +5,7 @@
  * this stays line-local (what SPEC-2 §F.4's resumable fold needs, `contextLineLocal`).
  */
 import type { TranscriptText } from './types.js';
-import { isObj } from './entries.js';
+import { isObj } from './kit/obj.js';
 
 export function* parsedLines(transcript: TranscriptText, needles: readonly string[]): Generator<Record<string, unknown>> {
   for (const window of transcript.windows()) {

@@ -19,6 +19,7 @@ import { EntireError, isEntireError } from '../errors.js';
 import type { TokenUsage, TranscriptAnalysis, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from './types.js';
 import { readAt } from '../fs-read.js';
 import { lineWindows } from '../trust/transcript-lines.js';
+import { isObj, type Obj } from './kit/obj.js';
 
 export interface JsonlDialect {
   /** Top-level key holding `user`/`assistant` (`type` or `role`, per agent). */
@@ -142,12 +143,6 @@ export function lastUuidInBuffer(buf: Buffer, end = buf.length): string {
 
 // ---------------------------------------------------------------------------
 // Analysis
-
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;

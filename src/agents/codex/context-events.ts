@@ -14,7 +14,8 @@
  * - `event_msg` `turn_aborted` → interrupt; a `compacted` line → compaction.
  */
 import type { ContextEvent, ContextTodo, ContextToolKind, TranscriptText } from '../types.js';
-import { isObj, str } from '../entries.js';
+import { str } from '../entries.js';
+import { isObj } from '../kit/obj.js';
 import { cleanPrompt } from '../text.js';
 import { parsedLines } from '../context-lines.js';
 import { applyPatchText, itemText, messageText, patchPaths } from './rollout.js';

@@ -6,7 +6,8 @@
  */
 import { toolLine, type TranscriptEntry } from '../entries.js';
 import { cleanPrompt } from '../text.js';
-import { applyPatchText, isObj, isTypedUserMessage, itemText, messageText, patchPaths } from './rollout.js';
+import { applyPatchText, isTypedUserMessage, itemText, messageText, patchPaths } from './rollout.js';
+import { isObj } from '../kit/obj.js';
 
 type Obj = Record<string, unknown>;
 

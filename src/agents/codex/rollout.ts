@@ -21,9 +21,8 @@
 import { cleanPrompt } from '../text.js';
 import { emptyAnalysis } from '../jsonl.js';
 import type { TokenUsage, TranscriptAnalysis } from '../types.js';
+import { isObj, type Obj } from '../kit/obj.js';
 
-type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 

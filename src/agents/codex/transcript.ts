@@ -12,7 +12,8 @@ import { lineWindows } from '../../trust/transcript-lines.js';
 import { emptyAnalysis } from '../jsonl.js';
 import { homeDir } from '../paths.js';
 import type { AnalyzeFileOptions, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
-import { isObj, ORDINAL_RE, RolloutReader } from './rollout.js';
+import { ORDINAL_RE, RolloutReader } from './rollout.js';
+import { isObj } from '../kit/obj.js';
 
 /** `$CODEX_HOME`, else `~/.codex`. */
 export function codexHome(env: NodeJS.ProcessEnv = process.env): string {

@@ -12,7 +12,8 @@
  * - `abort` → interrupt; `session.compaction_complete` → compaction (its summary).
  */
 import type { ContextEvent, ContextTodo, ContextToolKind, TranscriptText } from '../types.js';
-import { isObj, str } from '../entries.js';
+import { str } from '../entries.js';
+import { isObj } from '../kit/obj.js';
 import { parsedLines } from '../context-lines.js';
 import { EDIT_TOOLS } from './events.js';
 import { userMessagePrompt } from './prompts.js';

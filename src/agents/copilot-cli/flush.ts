@@ -6,7 +6,7 @@
  * rule (stable 300 ms, capped).
  */
 import { linesFromEnd, readTail, type FlushProbe } from '../flush.js';
-import { isObj } from './events.js';
+import { isObj } from '../kit/obj.js';
 
 /**
  * True: the tail ends with this turn's agentStop record (with `agentId`: the stop of that

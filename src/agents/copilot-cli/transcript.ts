@@ -14,7 +14,8 @@ import { lineWindows } from '../../trust/transcript-lines.js';
 import { countLines, countNewlines, emptyAnalysis } from '../jsonl.js';
 import { homeDir } from '../paths.js';
 import type { AnalyzeFileOptions, TranscriptAnalysis, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
-import { CopilotAnalyzer, isObj } from './events.js';
+import { CopilotAnalyzer } from './events.js';
+import { isObj } from '../kit/obj.js';
 
 // ------------------------------------------------------------------ where
 

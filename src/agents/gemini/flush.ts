@@ -7,7 +7,8 @@
  */
 import { answerProbe, linesFromEnd, readTail, type FlushProbe } from '../flush.js';
 import { readTranscriptFile } from '../../trust/transcript-file.js';
-import { geminiContentText, isObj } from './messages.js';
+import { geminiContentText } from './messages.js';
+import { isObj } from '../kit/obj.js';
 
 /** The content of the last `gemini` message in a JSONL tail (a `$set.messages` list counts too); undefined: none readable. */
 export function lastGeminiText(tail: string, startsAtFileStart: boolean): string | undefined {

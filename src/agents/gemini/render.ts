@@ -4,7 +4,8 @@
  */
 import { str, toolLine, type TranscriptEntry } from '../entries.js';
 import type { TranscriptFormat } from '../types.js';
-import { geminiContentText, isObj, toolCalls, userPrompt } from './messages.js';
+import { geminiContentText, toolCalls, userPrompt } from './messages.js';
+import { isObj } from '../kit/obj.js';
 import { geminiProjectRoot, parseGeminiSession } from './transcript.js';
 
 const PATH_ARG_KEYS = ['absolute_path', 'file_path', 'path'] as const;

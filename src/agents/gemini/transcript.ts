@@ -21,7 +21,8 @@ import { emptyAnalysis, isMessagesDocument } from '../jsonl.js';
 import { readAt } from '../../fs-read.js';
 import { crypto } from '../../builtins.js';
 import type { AnalyzeFileOptions, TranscriptAnalysis, TranscriptFileResult, TranscriptFormat, TranscriptPositionResult } from '../types.js';
-import { editedPath, geminiContentText, isObj, toolCalls, userPrompt } from './messages.js';
+import { editedPath, geminiContentText, toolCalls, userPrompt } from './messages.js';
+import { isObj } from '../kit/obj.js';
 import { lastMessageId, MAX_PARSED_LINE, readGeminiThread, ThreadBuilder, type GeminiThread } from './thread.js';
 
 type Obj = Record<string, unknown>;

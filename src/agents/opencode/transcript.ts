@@ -6,7 +6,8 @@
  */
 import { emptyAnalysis, emptyTokenUsage } from '../jsonl.js';
 import { cleanPrompt } from '../text.js';
-import { isObj, str, toolLine, type TranscriptEntry } from '../entries.js';
+import { str, toolLine, type TranscriptEntry } from '../entries.js';
+import { isObj } from '../kit/obj.js';
 import type { AnalyzeFileOptions, TokenUsage, TranscriptAnalysis, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
 import { readTranscriptFile } from '../../trust/transcript-file.js';
 import { childExportPaths, childSessionIdsOf } from './subagents.js';
