@@ -18,8 +18,8 @@
  * line windows (SPEC-2 §A.6); lines are parsed only when a substring says
  * they can matter.
  */
-import { cleanPrompt } from '../text.js';
-import { emptyAnalysis } from '../jsonl.js';
+import { cleanPrompt } from '../kit/text.js';
+import { emptyAnalysis } from '../kit/jsonl.js';
 import type { TokenUsage, TranscriptAnalysis } from '../types.js';
 import { isObj, type Obj } from '../kit/obj.js';
 

@@ -12,7 +12,7 @@
  *
  * Everything else (hook runs, turn markers, the system prompt) counts for positions only.
  */
-import { emptyAnalysis, emptyTokenUsage } from '../jsonl.js';
+import { emptyAnalysis, emptyTokenUsage } from '../kit/jsonl.js';
 import type { TokenUsage, TranscriptAnalysis } from '../types.js';
 import { userMessagePrompt } from './prompts.js';
 import { isObj, type Obj } from '../kit/obj.js';

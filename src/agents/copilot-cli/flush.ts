@@ -5,7 +5,7 @@
  * another hook's is the `hook.start` of agentStop. Until then, B.4's size
  * rule (stable 300 ms, capped).
  */
-import { linesFromEnd, readTail, type FlushProbe } from '../flush.js';
+import { linesFromEnd, readTail, type FlushProbe } from '../kit/flush.js';
 import { isObj } from '../kit/obj.js';
 
 /**

@@ -6,9 +6,9 @@
  * only what was appended; a line over 16 MiB only counts.
  */
 import { join } from 'node:path';
-import { countLines, emptyAnalysis } from '../jsonl.js';
+import { countLines, emptyAnalysis } from '../kit/jsonl.js';
 import { openAtCursor, walkTranscript } from '../kit/jsonl-cursor.js';
-import { homeDir } from '../paths.js';
+import { homeDir } from '../kit/home-paths.js';
 import type { AnalyzeFileOptions, TranscriptAnalysis, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
 import { CopilotAnalyzer } from './events.js';
 import { isObj } from '../kit/obj.js';

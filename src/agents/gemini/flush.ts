@@ -5,7 +5,7 @@
  * legacy document is flushed once it parses (until then a settled size
  * proves nothing).
  */
-import { answerProbe, linesFromEnd, readTail, type FlushProbe } from '../flush.js';
+import { answerProbe, linesFromEnd, readTail, type FlushProbe } from '../kit/flush.js';
 import { readTranscriptFile } from '../../trust/transcript-file.js';
 import { geminiContentText } from './messages.js';
 import { isObj } from '../kit/obj.js';

@@ -3,7 +3,7 @@
  * `{id, type: user|gemini|info|error, content, toolCalls?, tokens?}`, with
  * `content` a string or a list of parts (`{text}`, `{functionResponse}`, …).
  */
-import { cleanPrompt } from '../text.js';
+import { cleanPrompt } from '../kit/text.js';
 import { isObj, type Obj } from '../kit/obj.js';
 
 

@@ -2,7 +2,7 @@
  * A Gemini CLI session as `explain` entries (SPEC §8.9): the JSONL thread
  * (or a legacy document's messages) from an offset in the form's unit.
  */
-import { str, toolLine, type TranscriptEntry } from '../entries.js';
+import { str, toolLine, type TranscriptEntry } from '../kit/entries.js';
 import type { TranscriptFormat } from '../types.js';
 import { geminiContentText, toolCalls, userPrompt } from './messages.js';
 import { isObj } from '../kit/obj.js';

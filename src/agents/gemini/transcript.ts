@@ -17,7 +17,7 @@ import { closeSync, fstatSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openTranscript } from '../../trust/transcript-file.js';
 import { EntireError, isEntireError } from '../../errors.js';
-import { emptyAnalysis, isMessagesDocument } from '../jsonl.js';
+import { emptyAnalysis, isMessagesDocument } from '../kit/jsonl.js';
 import { readAt } from '../../fs-read.js';
 import { crypto } from '../../builtins.js';
 import type { AnalyzeFileOptions, TranscriptAnalysis, TranscriptFileResult, TranscriptFormat, TranscriptPositionResult } from '../types.js';

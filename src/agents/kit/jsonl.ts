@@ -13,9 +13,9 @@
  *   src/trust/transcript-lines.ts): a hook holds one window, never the
  *   transcript; a line over 16 MiB counts for positions and is not parsed.
  */
-import type { TokenUsage, TranscriptAnalysis, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from './types.js';
-import { isObj, type Obj } from './kit/obj.js';
-import { openAtCursor, walkTranscript } from './kit/jsonl-cursor.js';
+import type { TokenUsage, TranscriptAnalysis, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
+import { isObj, type Obj } from './obj.js';
+import { openAtCursor, walkTranscript } from './jsonl-cursor.js';
 
 export interface JsonlDialect {
   /** Top-level key holding `user`/`assistant` (`type` or `role`, per agent). */
@@ -86,7 +86,7 @@ export function countLines(text: string): number {
   return n;
 }
 
-export { countNewlines } from './kit/jsonl-cursor.js';
+export { countNewlines } from './jsonl-cursor.js';
 
 function uuidOf(line: string): string {
   if (line.indexOf('"uuid"') === -1) return '';

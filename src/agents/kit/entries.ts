@@ -5,7 +5,7 @@
  * the helpers here are shared by the JSONL agents.
  */
 import { cleanPrompt } from './text.js';
-import { isObj } from './kit/obj.js';
+import { isObj } from './obj.js';
 
 export type EntryKind = 'user' | 'assistant' | 'tool';
 
