@@ -18,7 +18,7 @@ export type TranscriptFormat = 'jsonl' | 'json';
 /** Token counts in the shape stored in session `metadata.json` (SPEC §2.5). */
 export type { TokenUsage } from '../checkpoint/metadata.js';
 import type { TokenUsage } from '../checkpoint/metadata.js';
-import type { TranscriptEntry } from './entries.js';
+import type { TranscriptEntry } from './kit/entries.js';
 
 /**
  * What a transcript says, from an offset on (SPEC §7). `position` and

@@ -49,7 +49,7 @@ import { checkpointRef, isHexCheckpointId, isUlidCheckpointId, shardPath } from 
 import { refsStore } from '../store/refs-store.js';
 import { METADATA_REF, METADATA_REMOTE_REF, SHADOW_BRANCH_RE, parseShadowBranch, shadowBranchName, worktreeHash } from '../checkpoint/shadow.js';
 import { adapterFor, readableTranscript } from '../strategy/transcript.js';
-import { toRepoRelative } from '../agents/paths.js';
+import { toRepoRelative } from '../agents/kit/home-paths.js';
 import { GIT_HOOKS, hookStates, isHuskyDir, isOurHook, staleness } from '../install/git-hooks.js';
 import { readIntent, intentPath } from '../strategy/intent.js';
 import { intentStaleness } from '../strategy/commit-message.js';

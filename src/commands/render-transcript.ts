@@ -1,10 +1,10 @@
 /**
  * A readable rendering of a stored transcript for `entire explain` (SPEC
  * §8.9). The agent turns its transcript into entries (prompts, assistant
- * text, one line per tool use; `src/agents/entries.ts`); this lays them out.
+ * text, one line per tool use; `src/agents/kit/entries.ts`); this lays them out.
  * Pure: takes entries, returns lines.
  */
-import type { EntryKind, TranscriptEntry } from '../agents/entries.js';
+import type { EntryKind, TranscriptEntry } from '../agents/kit/entries.js';
 import type { AgentAdapter } from '../agents/types.js';
 
 export type { EntryKind, TranscriptEntry };

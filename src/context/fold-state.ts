@@ -10,7 +10,7 @@
  */
 import * as z from 'zod/mini';
 import type { FoldState } from './derive.js';
-import { lazySchema } from '../agents/hook-input.js';
+import { lazySchema } from '../agents/kit/hook-input.js';
 import { CLI_VERSION } from '../version.js';
 import { ENGINE_ID } from '../redact/engine-id.js';
 

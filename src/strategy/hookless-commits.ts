@@ -28,7 +28,7 @@ import { generateCheckpointId } from '../checkpoint/id.js';
 import { checkpointIdsInFinalBlock } from '../checkpoint/trailers.js';
 import { shadowBranchName } from '../checkpoint/shadow.js';
 import { headReflogTail, REFLOG_TAIL_BYTES, type ReflogEntry } from '../git/reflog.js';
-import { toRepoRelative } from '../agents/paths.js';
+import { toRepoRelative } from '../agents/kit/home-paths.js';
 import { changedBetween, differingFromCommit } from './head-diff.js';
 import { condenseSession } from './condense.js';
 import { adapterFor, analyze, positionOf } from './transcript.js';

@@ -43,7 +43,7 @@ async function candidatesOf(ctx: HookContext, s: SessionState, view: Awaited<Ret
   const cand = new Set(s.files_touched ?? []);
   if (s.background_agents?.length) {
     const { backgroundEditPaths } = await import('./background.js');
-    const { toRepoRelative } = await import('../agents/paths.js');
+    const { toRepoRelative } = await import('../agents/kit/home-paths.js');
     for (const p of toRepoRelative(backgroundEditPaths(s, await adapterFor(s), ctx.now()), ctx.repo.root)) cand.add(p);
   }
   if (s.phase === 'active') {

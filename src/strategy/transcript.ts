@@ -6,7 +6,7 @@
 import { relative, isAbsolute } from 'node:path';
 import { getAgent, agentByDisplayName, DEFAULT_AGENT } from '../agents/registry.js';
 import type { AgentAdapter, AgentKey, TranscriptAnalysis } from '../agents/types.js';
-import { homeDir } from '../agents/paths.js';
+import { homeDir } from '../agents/kit/home-paths.js';
 import { PreRedacted } from '../store/content.js';
 import { MAX_CHUNK_BYTES, lineGroupRangesOf, sha256Of } from '../checkpoint/chunks.js';
 import { BufferSource, ConcatSource, FileRangeSource, bytesOf, type ByteSource } from '../byte-source.js';

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../git/repo.js';
 import { workTreeStatus, type StatusEntry } from '../git/status.js';
-import { toRepoRelative } from '../agents/paths.js';
+import { toRepoRelative } from '../agents/kit/home-paths.js';
 
 export function fileSignature(root: string, path: string): string {
   try {

@@ -9,7 +9,7 @@ import {
   countLines,
   lastUuid,
 } from '../../src/agents/claude-code/transcript.js';
-import { toRepoRelative } from '../../src/agents/paths.js';
+import { toRepoRelative } from '../../src/agents/kit/home-paths.js';
 
 afterAll(cleanupAll);
 

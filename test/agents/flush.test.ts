@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupAll, FIXTURES, tempDir } from '../helpers/repo.js';
-import { linesFromEnd, readTail, stopWaitCapFromEnv, waitForFlush } from '../../src/agents/flush.js';
+import { linesFromEnd, readTail, stopWaitCapFromEnv, waitForFlush } from '../../src/agents/kit/flush.js';
 import { claudeFlushProbe, lastAssistantText } from '../../src/agents/claude-code/flush.js';
 import { getAgent } from '../../src/agents/registry.js';
 

@@ -11,7 +11,7 @@ import {
 } from '../../src/agents/gemini/transcript.js';
 import { geminiProjectHash } from '../../src/agents/gemini/layout.js';
 import { analyzeCursorJsonl, cursorTranscriptPath } from '../../src/agents/cursor/transcript.js';
-import { toRepoRelative } from '../../src/agents/paths.js';
+import { toRepoRelative } from '../../src/agents/kit/home-paths.js';
 import { isEntireError } from '../../src/errors.js';
 
 afterAll(cleanupAll);

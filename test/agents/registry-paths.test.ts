@@ -3,8 +3,8 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupAll, tempDir } from '../helpers/repo.js';
 import { AGENT_KEYS, agentByDisplayName, agentInfo, getAgent, isAgentKey } from '../../src/agents/registry.js';
-import { sanitizePathForDir, toRepoRelative } from '../../src/agents/paths.js';
-import { cleanPrompt } from '../../src/agents/text.js';
+import { sanitizePathForDir, toRepoRelative } from '../../src/agents/kit/home-paths.js';
+import { cleanPrompt } from '../../src/agents/kit/text.js';
 import { cleanCursorPrompt } from '../../src/agents/cursor/text.js';
 import { EntireError } from '../../src/errors.js';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIXTURES } from '../helpers/repo.js';
 import { renderEntries, renderTranscript as render } from '../../src/commands/render-transcript.js';
-import { toolLine, type TranscriptEntry } from '../../src/agents/entries.js';
+import { toolLine, type TranscriptEntry } from '../../src/agents/kit/entries.js';
 import { getAgent } from '../../src/agents/registry.js';
 
 const claudeAgent = await getAgent('claude-code');

@@ -110,7 +110,7 @@ describe('the transcript analysers read in windows', () => {
     const p = join(tempDir(), 't.jsonl');
     writeFileSync(p, lines.join('\n') + '\n' + fixture[3]!.slice(0, 50));
     const text = readFileSync(p, 'utf8');
-    const { analyzeJsonl } = await import('../../src/agents/jsonl.js');
+    const { analyzeJsonl } = await import('../../src/agents/kit/jsonl.js');
     const { CLAUDE_DIALECT } = await import('../../src/agents/claude-code/transcript.js');
     for (const from of [0, 7, lines.length - 3]) {
       const whole = analyzeJsonl(text, CLAUDE_DIALECT, { fromLine: from });

@@ -1,6 +1,6 @@
 /** Claude Code's transcript as normalized context events (SPEC-2 §F.4): its tool names. */
 import type { ContextEvent, ContextToolKind, TranscriptText } from '../types.js';
-import { jsonlContextEvents, type ContextDialect } from '../context-jsonl.js';
+import { jsonlContextEvents, type ContextDialect } from '../kit/context-jsonl.js';
 import { cleanClaudePrompt, isSystemUserLine } from './prompts.js';
 
 function kindOf(name: string): ContextToolKind {

@@ -19,9 +19,8 @@ import { readToolUseEdits } from '../kit/tool-use-jsonl.js';
 import { hunkListLines } from '../kit/unified-diff.js';
 import { splitLines } from '../kit/lines.js';
 import { cleanClaudePrompt, isSystemUserLine } from './prompts.js';
+import { isObj, type Obj } from '../kit/obj.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const TOOLS = ['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'mcp__acp__Write', 'mcp__acp__Edit'] as const;
 
 function editsOf(name: string, input: unknown, id: string): RawEdit[] | undefined {

@@ -3,7 +3,7 @@
  * Stop hook any more, but its payload carries `last_assistant_message`. The
  * transcript is flushed when the text of its last `assistant` line equals it.
  */
-import { answerProbe, linesFromEnd, type FlushProbe } from '../flush.js';
+import { answerProbe, linesFromEnd, type FlushProbe } from '../kit/flush.js';
 
 /** The text blocks of the last top-level `assistant` line in `tail` (undefined: none readable). */
 export function lastAssistantText(tail: string, startsAtFileStart: boolean): string | undefined {

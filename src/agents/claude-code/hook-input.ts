@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import { isAgentId } from '../../trust/ids.js';
 import { cleanClaudePrompt, taskNotification } from './prompts.js';
-import { beginHookInput, invalid, lazySchema, nonEmpty, optModel, optStr, requireSessionId, setCommon, setIf, setModel, setPrompt, str } from '../hook-input.js';
+import { beginHookInput, invalid, lazySchema, nonEmpty, optModel, optStr, requireSessionId, setCommon, setIf, setModel, setPrompt, str } from '../kit/hook-input.js';
 import type { HookEvent } from '../types.js';
 import { CLAUDE_VERBS } from './verbs.js';
 

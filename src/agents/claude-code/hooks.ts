@@ -3,7 +3,7 @@
  * (`--local`: `.claude/settings.local.json`).
  */
 import { join } from 'node:path';
-import { addEntry, groupsAt, hasCommand, removeOurEntries, rewriteEntries } from '../hook-groups.js';
+import { addEntry, groupsAt, hasCommand, removeOurEntries, rewriteEntries } from '../kit/hook-groups.js';
 import {
   arrayAt,
   cloneJson,
@@ -12,7 +12,7 @@ import {
   objectAt,
   saveSettingsIfChanged,
   tryLoadSettings,
-} from '../settings-file.js';
+} from '../kit/settings-file.js';
 import type { HookInstallOptions, HookInstallResult, HookUninstallResult } from '../types.js';
 
 export const CLAUDE_SETTINGS_FILE = '.claude/settings.json';

@@ -1,9 +1,9 @@
 /** Claude Code adapter (SPEC §7.1, SPEC-2 §B). */
 import { claudeContextEvents } from './context.js';
 import { dirname, join } from 'node:path';
-import { waitForFlush } from '../flush.js';
-import { jsonlEntries } from '../entries.js';
-import { isMessagesDocument, jsonlCwd } from '../jsonl.js';
+import { waitForFlush } from '../kit/flush.js';
+import { jsonlEntries } from '../kit/entries.js';
+import { isMessagesDocument, jsonlCwd } from '../kit/jsonl.js';
 import { cleanClaudePrompt } from './prompts.js';
 import type { AgentAdapter } from '../types.js';
 import { claudeFlushProbe } from './flush.js';
@@ -12,7 +12,7 @@ import { claudeHooksInstalled, installClaudeHooks, uninstallClaudeHooks } from '
 import { analyzeClaudeFile, analyzeClaudeJsonl, claudeFilePosition, claudeTranscriptPath, claudeTranscriptRoot } from './transcript.js';
 import { CLAUDE_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
-import { seedFlagValue } from '../seed-args.js';
+import { seedFlagValue } from '../kit/seed-args.js';
 import { validAgentSessionId as agentSid } from '../../trust/ids.js';
 
 export const claudeCodeAgent: AgentAdapter = {

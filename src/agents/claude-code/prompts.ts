@@ -3,7 +3,7 @@
  * background subagent's completion comes back as a user turn whose text is
  * one `<task-notification>` element: a completion, never a prompt.
  */
-import { cleanPrompt } from '../text.js';
+import { cleanPrompt } from '../kit/text.js';
 
 const NOTIFICATION_RE = /^\s*<task-notification>([\s\S]*)<\/task-notification>\s*$/;
 

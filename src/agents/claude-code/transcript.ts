@@ -13,8 +13,8 @@ import {
   jsonlFilePosition,
   lastUuid,
   type JsonlDialect,
-} from '../jsonl.js';
-import { homeDir, sanitizePathForDir } from '../paths.js';
+} from '../kit/jsonl.js';
+import { homeDir, sanitizePathForDir } from '../kit/home-paths.js';
 import { cleanClaudePrompt, isSystemUserLine } from './prompts.js';
 import type {
   AnalyzeFileOptions,

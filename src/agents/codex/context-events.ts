@@ -14,9 +14,10 @@
  * - `event_msg` `turn_aborted` → interrupt; a `compacted` line → compaction.
  */
 import type { ContextEvent, ContextTodo, ContextToolKind, TranscriptText } from '../types.js';
-import { isObj, str } from '../entries.js';
-import { cleanPrompt } from '../text.js';
-import { parsedLines } from '../context-lines.js';
+import { str } from '../kit/entries.js';
+import { isObj } from '../kit/obj.js';
+import { cleanPrompt } from '../kit/text.js';
+import { parsedLines } from '../kit/context-lines.js';
 import { applyPatchText, itemText, messageText, patchPaths } from './rollout.js';
 
 type Obj = Record<string, unknown>;

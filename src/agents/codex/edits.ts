@@ -22,8 +22,9 @@ import { patchEdits } from '../kit/apply-patch.js';
 import { jsonlRecords } from '../kit/jsonl-lines.js';
 import { splitLines } from '../kit/lines.js';
 import { parseUnifiedDiff } from '../kit/unified-diff.js';
-import { cleanPrompt } from '../text.js';
-import { applyPatchText, isObj, isTypedUserMessage, itemText, messageText } from './rollout.js';
+import { cleanPrompt } from '../kit/text.js';
+import { applyPatchText, isTypedUserMessage, itemText, messageText } from './rollout.js';
+import { isObj } from '../kit/obj.js';
 
 const TOOLS = ['apply_patch'] as const;
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

@@ -3,8 +3,9 @@
  * `last_assistant_message`; the rollout is flushed once its last assistant
  * message (an `AgentMessage` item, or an assistant `response_item`) says the same.
  */
-import { answerProbe, linesFromEnd, type FlushProbe } from '../flush.js';
-import { isObj, itemText, messageText } from './rollout.js';
+import { answerProbe, linesFromEnd, type FlushProbe } from '../kit/flush.js';
+import { itemText, messageText } from './rollout.js';
+import { isObj } from '../kit/obj.js';
 
 /** The last assistant message text in a rollout tail (undefined: none readable). */
 export function lastCodexAnswer(tail: string, startsAtFileStart: boolean): string | undefined {

@@ -7,8 +7,8 @@
  * A verb we do not know is a no-op (SPEC-2 §C.0: unknown verbs exit 0 silently).
  */
 import * as z from 'zod/mini';
-import { cleanPrompt } from '../text.js';
-import { beginHookInput, lazySchema, nonEmpty, optModel, optStr, requireSessionId, setCommon, setIf, setModel, setPrompt } from '../hook-input.js';
+import { cleanPrompt } from '../kit/text.js';
+import { beginHookInput, lazySchema, nonEmpty, optModel, optStr, requireSessionId, setCommon, setIf, setModel, setPrompt } from '../kit/hook-input.js';
 import type { HookEvent } from '../types.js';
 import { CODEX_VERBS } from './verbs.js';
 

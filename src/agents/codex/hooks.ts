@@ -8,8 +8,8 @@
  * again, so a rerun leaves the file byte-identical.
  */
 import { join } from 'node:path';
-import { groupsAt, hasCommand, removeOurEntries } from '../hook-groups.js';
-import { cloneJson, isObject, loadSettings, objectAt, saveSettingsIfChanged, tryLoadSettings, type JsonObject } from '../settings-file.js';
+import { groupsAt, hasCommand, removeOurEntries } from '../kit/hook-groups.js';
+import { cloneJson, isObject, loadSettings, objectAt, saveSettingsIfChanged, tryLoadSettings, type JsonObject } from '../kit/settings-file.js';
 import type { HookInstallOptions, HookInstallResult, HookUninstallResult } from '../types.js';
 import { CODEX_VERBS } from './verbs.js';
 

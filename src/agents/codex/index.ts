@@ -1,6 +1,6 @@
 /** Codex CLI adapter (SPEC-2 §C.0, §C.1). */
-import { waitForFlush } from '../flush.js';
-import { jsonlCwd } from '../jsonl.js';
+import { waitForFlush } from '../kit/flush.js';
+import { jsonlCwd } from '../kit/jsonl.js';
 import type { AgentAdapter } from '../types.js';
 import { codexContextEvents } from './context-events.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
@@ -13,7 +13,7 @@ import { analyzeRolloutText } from './rollout.js';
 import { analyzeCodexFile, codexFilePosition, codexTranscriptRoot, findRollout, sessionMeta } from './transcript.js';
 import { approveCodexHooks, codexTrustGaps } from './trust.js';
 import { CODEX_VERBS } from './verbs.js';
-import { seedLastArg } from '../seed-args.js';
+import { seedLastArg } from '../kit/seed-args.js';
 import { validAgentSessionId as agentSid } from '../../trust/ids.js';
 
 export const codexAgent: AgentAdapter = {

@@ -4,9 +4,10 @@
  * The `event_msg` items are the conversation when the file has them (the
  * `response_item`s repeat it, with Codex's injected context besides).
  */
-import { toolLine, type TranscriptEntry } from '../entries.js';
-import { cleanPrompt } from '../text.js';
-import { applyPatchText, isObj, isTypedUserMessage, itemText, messageText, patchPaths } from './rollout.js';
+import { toolLine, type TranscriptEntry } from '../kit/entries.js';
+import { cleanPrompt } from '../kit/text.js';
+import { applyPatchText, isTypedUserMessage, itemText, messageText, patchPaths } from './rollout.js';
+import { isObj } from '../kit/obj.js';
 
 type Obj = Record<string, unknown>;
 

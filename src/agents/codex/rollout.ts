@@ -18,12 +18,11 @@
  * line windows (SPEC-2 §A.6); lines are parsed only when a substring says
  * they can matter.
  */
-import { cleanPrompt } from '../text.js';
-import { emptyAnalysis } from '../jsonl.js';
+import { cleanPrompt } from '../kit/text.js';
+import { emptyAnalysis } from '../kit/jsonl.js';
 import type { TokenUsage, TranscriptAnalysis } from '../types.js';
+import { isObj, type Obj } from '../kit/obj.js';
 
-type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 

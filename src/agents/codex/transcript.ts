@@ -5,14 +5,14 @@
  */
 import { closeSync, fstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { EntireError, isEntireError } from '../../errors.js';
-import { readAt } from '../../fs-read.js';
-import { openTranscript } from '../../trust/transcript-file.js';
+import { isEntireError } from '../../errors.js';
 import { lineWindows } from '../../trust/transcript-lines.js';
-import { emptyAnalysis } from '../jsonl.js';
-import { homeDir } from '../paths.js';
+import { emptyAnalysis } from '../kit/jsonl.js';
+import { homeDir } from '../kit/home-paths.js';
 import type { AnalyzeFileOptions, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
-import { isObj, ORDINAL_RE, RolloutReader } from './rollout.js';
+import { ORDINAL_RE, RolloutReader } from './rollout.js';
+import { isObj } from '../kit/obj.js';
+import { openTranscriptFile, resumeAt, unreadable } from '../kit/jsonl-cursor.js';
 
 /** `$CODEX_HOME`, else `~/.codex`. */
 export function codexHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -22,19 +22,6 @@ export function codexHome(env: NodeJS.ProcessEnv = process.env): string {
 /** Where every rollout lives (override: ENTIRE_TEST_CODEX_PROJECT_DIR). */
 export function codexTranscriptRoot(): string {
   return process.env['ENTIRE_TEST_CODEX_PROJECT_DIR'] || join(codexHome(), 'sessions');
-}
-
-function unreadable(path: string, e: unknown): EntireError {
-  return new EntireError('TRANSCRIPT_UNREADABLE', `cannot read transcript ${path}`, { cause: e, detail: { path } });
-}
-
-function open(path: string): { fd: number; size: number } | null {
-  try {
-    return openTranscript(path);
-  } catch (e) {
-    if (isEntireError(e)) throw e;
-    throw unreadable(path, e);
-  }
 }
 
 /** Feed every line of [start, size) to `onLine` (null: a line too long to parse; `terminated`: it ends in `\n`). */
@@ -62,7 +49,7 @@ function walk(fd: number, start: number, size: number, onLine: (line: string | n
 
 /** The rollout analysed from line `from`: always the whole file (a range needs the token snapshot before it). */
 export function analyzeCodexFile(path: string, options: AnalyzeFileOptions = {}): TranscriptFileResult {
-  const o = open(path);
+  const o = openTranscriptFile(path);
   if (o === null) return { analysis: emptyAnalysis(), exists: false };
   const reader = new RolloutReader(Math.max(0, Math.floor(options.from ?? 0)));
   try {
@@ -77,25 +64,13 @@ export function analyzeCodexFile(path: string, options: AnalyzeFileOptions = {})
 
 /** Position (lines) and last ordinal, reading only what follows a still-valid cursor. */
 export function codexFilePosition(path: string, cursor?: TranscriptCursor): TranscriptPositionResult {
-  const o = open(path);
+  const o = openTranscriptFile(path);
   if (o === null) return { position: 0, lastIdentifier: '', exists: false };
   try {
-    let start = 0;
-    let line = 0;
-    let identifier = '';
-    if (
-      cursor !== undefined &&
-      Number.isSafeInteger(cursor.byte) &&
-      Number.isSafeInteger(cursor.line) &&
-      cursor.byte > 0 &&
-      cursor.line > 0 &&
-      cursor.byte <= fstatSync(o.fd).size &&
-      readAt(o.fd, cursor.byte - 1, 1)[0] === 10
-    ) {
-      start = cursor.byte;
-      line = cursor.line;
-      identifier = typeof cursor.identifier === 'string' ? cursor.identifier : '';
-    }
+    const resume = resumeAt(o.fd, fstatSync(o.fd).size, cursor, Number.MAX_SAFE_INTEGER);
+    const start = resume.start;
+    let line = resume.line;
+    let identifier = resume.identifier;
     let completeLines = line;
     let completeIdentifier = identifier;
     const { complete } = walk(o.fd, start, o.size, (text, terminated) => {

@@ -11,7 +11,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { tryLoadSettings } from '../settings-file.js';
+import { tryLoadSettings } from '../kit/settings-file.js';
 import { AppServer, type CodexHook } from './app-server.js';
 import { CODEX_HOOKS, CODEX_HOOKS_FILE, codexCommand } from './hooks.js';
 

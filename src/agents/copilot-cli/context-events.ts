@@ -12,8 +12,9 @@
  * - `abort` → interrupt; `session.compaction_complete` → compaction (its summary).
  */
 import type { ContextEvent, ContextTodo, ContextToolKind, TranscriptText } from '../types.js';
-import { isObj, str } from '../entries.js';
-import { parsedLines } from '../context-lines.js';
+import { str } from '../kit/entries.js';
+import { isObj } from '../kit/obj.js';
+import { parsedLines } from '../kit/context-lines.js';
 import { EDIT_TOOLS } from './events.js';
 import { userMessagePrompt } from './prompts.js';
 

@@ -14,7 +14,8 @@
  * Turns and the prompt index follow the user's `user.message` records (not a subagent's).
  */
 import type { EditsReader, EditsResult, ReadEditsOptions } from '../edits.js';
-import { isObj, str } from '../entries.js';
+import { str } from '../kit/entries.js';
+import { isObj } from '../kit/obj.js';
 import { EditCollector, transcriptText, type RawEdit } from '../kit/collect.js';
 import { jsonlRecords } from '../kit/jsonl-lines.js';
 import { splitLines } from '../kit/lines.js';

@@ -12,12 +12,11 @@
  *
  * Everything else (hook runs, turn markers, the system prompt) counts for positions only.
  */
-import { emptyAnalysis, emptyTokenUsage } from '../jsonl.js';
+import { emptyAnalysis, emptyTokenUsage } from '../kit/jsonl.js';
 import type { TokenUsage, TranscriptAnalysis } from '../types.js';
 import { userMessagePrompt } from './prompts.js';
+import { isObj, type Obj } from '../kit/obj.js';
 
-type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 

@@ -5,8 +5,8 @@
  * another hook's is the `hook.start` of agentStop. Until then, B.4's size
  * rule (stable 300 ms, capped).
  */
-import { linesFromEnd, readTail, type FlushProbe } from '../flush.js';
-import { isObj } from './events.js';
+import { linesFromEnd, readTail, type FlushProbe } from '../kit/flush.js';
+import { isObj } from '../kit/obj.js';
 
 /**
  * True: the tail ends with this turn's agentStop record (with `agentId`: the stop of that

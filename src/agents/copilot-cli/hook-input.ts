@@ -5,7 +5,7 @@
  * A subagent's prompt and stop hooks name its parent (`parentAgentId`).
  */
 import * as z from 'zod/mini';
-import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt } from '../hook-input.js';
+import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt } from '../kit/hook-input.js';
 import type { HookEvent } from '../types.js';
 import { cleanCopilotPrompt } from './prompts.js';
 import { asSubagentHook } from './subagents.js';

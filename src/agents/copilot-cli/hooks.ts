@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { COPILOT_VERBS } from './verbs.js';
 import { removeConfined } from '../../trust/confined.js';
-import { arrayAt, cloneJson, isObject, loadSettings, objectAt, saveSettingsIfChanged, tryLoadSettings } from '../settings-file.js';
+import { arrayAt, cloneJson, isObject, loadSettings, objectAt, saveSettingsIfChanged, tryLoadSettings } from '../kit/settings-file.js';
 import type { HookInstallOptions, HookInstallResult, HookUninstallResult } from '../types.js';
 
 export const COPILOT_HOOKS_FILE = '.github/hooks/entire.json';

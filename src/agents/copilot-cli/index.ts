@@ -1,5 +1,5 @@
 /** Copilot CLI adapter (SPEC-2 §C.0, §C.3). */
-import { waitForFlush } from '../flush.js';
+import { waitForFlush } from '../kit/flush.js';
 import type { AgentAdapter } from '../types.js';
 import { copilotContextEvents } from './context-events.js';
 import { copilotFlushProbe } from './flush.js';
@@ -19,7 +19,7 @@ import { copilotTrustGaps } from './trust.js';
 import { stageCopilotSubagent } from './subagents.js';
 import { COPILOT_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
-import { seedFlagValue } from '../seed-args.js';
+import { seedFlagValue } from '../kit/seed-args.js';
 import { validAgentSessionId as agentSid } from '../../trust/ids.js';
 
 export const copilotCliAgent: AgentAdapter = {

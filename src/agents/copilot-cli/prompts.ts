@@ -3,7 +3,7 @@
  * record's `content`; else its `transformedContent` without the context the
  * CLI adds (`<current_datetime>…</current_datetime>`, `<reminder>…</reminder>`).
  */
-import { cleanPrompt } from '../text.js';
+import { cleanPrompt } from '../kit/text.js';
 
 const ADDED_CONTEXT_RE = /<(current_datetime|reminder)(?:\s[^>]*)?>[\s\S]*?<\/\1\s*>/g;
 

@@ -1,6 +1,6 @@
 /** `entire explain`'s view of a Copilot CLI transcript (SPEC §8.9): prompts, answers, one line per tool call. */
-import { toolLine, type TranscriptEntry } from '../entries.js';
-import { isObj } from './events.js';
+import { toolLine, type TranscriptEntry } from '../kit/entries.js';
+import { isObj } from '../kit/obj.js';
 import { userMessagePrompt } from './prompts.js';
 import { copilotProjectRoot } from './transcript.js';
 

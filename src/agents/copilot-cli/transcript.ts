@@ -5,16 +5,13 @@
  * windows of at most 1 MiB from a saved cursor (SPEC-2 §A.6), so a hook reads
  * only what was appended; a line over 16 MiB only counts.
  */
-import { closeSync, fstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { EntireError, isEntireError } from '../../errors.js';
-import { readAt } from '../../fs-read.js';
-import { openTranscript } from '../../trust/transcript-file.js';
-import { lineWindows } from '../../trust/transcript-lines.js';
-import { countLines, countNewlines, emptyAnalysis } from '../jsonl.js';
-import { homeDir } from '../paths.js';
+import { countLines, emptyAnalysis } from '../kit/jsonl.js';
+import { openAtCursor, walkTranscript } from '../kit/jsonl-cursor.js';
+import { homeDir } from '../kit/home-paths.js';
 import type { AnalyzeFileOptions, TranscriptAnalysis, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
-import { CopilotAnalyzer, isObj } from './events.js';
+import { CopilotAnalyzer } from './events.js';
+import { isObj } from '../kit/obj.js';
 
 // ------------------------------------------------------------------ where
 
@@ -83,94 +80,23 @@ export function analyzeCopilotText(text: string, options: { from?: number; baseL
 
 // ------------------------------------------------------------------ files
 
-function unreadable(path: string, e: unknown): EntireError {
-  return new EntireError('TRANSCRIPT_UNREADABLE', `cannot read transcript ${path}`, { cause: e, detail: { path } });
-}
-
-interface Opened {
-  fd: number;
-  size: number;
-  start: number;
-  line: number;
-  identifier: string;
-}
-
-/** Open `path` where a still-valid cursor points (a line start not after `maxLine`), else at 0; undefined: no file. */
-function openAt(path: string, cursor: TranscriptCursor | undefined, maxLine: number): Opened | undefined {
-  let o: { fd: number; size: number } | null;
-  try {
-    o = openTranscript(path);
-  } catch (e) {
-    if (isEntireError(e)) throw e;
-    throw unreadable(path, e);
-  }
-  if (o === null) return undefined;
-  try {
-    const size = fstatSync(o.fd).size;
-    const c = cursor;
-    if (
-      c !== undefined &&
-      Number.isSafeInteger(c.byte) &&
-      Number.isSafeInteger(c.line) &&
-      c.byte > 0 &&
-      c.line > 0 &&
-      c.byte <= size &&
-      c.line <= maxLine &&
-      readAt(o.fd, c.byte - 1, 1)[0] === 10
-    ) {
-      return { fd: o.fd, size, start: c.byte, line: c.line, identifier: typeof c.identifier === 'string' ? c.identifier : '' };
-    }
-    return { fd: o.fd, size, start: 0, line: 0, identifier: '' };
-  } catch (e) {
-    closeSync(o.fd);
-    throw unreadable(path, e);
-  }
-}
-
-/** Walk an opened file's lines window by window; `onLines` gets each window's text and first line number. */
-function walk(path: string, o: Opened, onLines: ((text: string, firstLine: number) => void) | null): TranscriptPositionResult {
-  let line = o.line;
-  let identifier = o.identifier;
-  let complete = o.start;
-  let completeLines = o.line;
-  try {
-    for (const w of lineWindows(o.fd, o.start, o.size)) {
-      if (w.kind === 'oversized') {
-        line++;
-      } else {
-        onLines?.(w.buf.toString('utf8'), line);
-        identifier = lastIdInBuffer(w.buf) || identifier;
-        line += countNewlines(w.buf) + (w.terminated ? 0 : 1);
-      }
-      if (w.terminated) {
-        complete = w.kind === 'oversized' ? w.start + w.bytes + 1 : w.start + w.buf.length;
-        completeLines = line;
-      }
-    }
-  } catch (e) {
-    throw unreadable(path, e);
-  } finally {
-    closeSync(o.fd);
-  }
-  return { position: line, lastIdentifier: identifier, cursor: { byte: complete, line: completeLines, identifier }, exists: true };
-}
-
 export function analyzeCopilotFile(path: string, options: AnalyzeFileOptions = {}): TranscriptFileResult {
   const from = Math.max(0, Math.floor(options.from ?? 0));
-  const o = openAt(path, options.cursor, from);
+  const o = openAtCursor(path, options.cursor, from);
   if (o === undefined) return { analysis: emptyAnalysis(), exists: false };
   const a = new CopilotAnalyzer(from === 0);
-  const w = walk(path, o, (text, firstLine) => {
+  const w = walkTranscript(path, o, lastIdInBuffer, (buf, firstLine) => {
+    const text = buf.toString('utf8');
     if (firstLine + countLines(text) <= from) return; // a window wholly before `from` is only counted
     feed(a, text.endsWith('\n') ? text.slice(0, -1) : text, firstLine, from);
   });
-  return { analysis: a.result(w.position, w.lastIdentifier), cursor: w.cursor!, exists: true };
+  return { analysis: a.result(w.position, w.lastIdentifier), cursor: w.cursor, exists: true };
 }
 
 export function copilotFilePosition(path: string, cursor?: TranscriptCursor): TranscriptPositionResult {
-  const o = openAt(path, cursor, Number.MAX_SAFE_INTEGER);
+  const o = openAtCursor(path, cursor, Number.MAX_SAFE_INTEGER);
   if (o === undefined) return { position: 0, lastIdentifier: '', exists: false };
-  return walk(path, o, null);
+  return { ...walkTranscript(path, o, lastIdInBuffer, null), exists: true };
 }
 
 // ------------------------------------------------------------------ what the text says about itself

@@ -5,23 +5,11 @@
  * of `$COPILOT_HOME/config.json`; a folder below a trusted one is trusted), or
  * any folder when `COPILOT_ALLOW_ALL=true`. We say so, and never edit that file.
  */
-import { readFileSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
-import { isObj } from './events.js';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { isObj } from '../kit/obj.js';
+import { realFolder as real, within } from '../kit/trust-folders.js';
 import { copilotHome } from './transcript.js';
-
-function real(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return resolve(p);
-  }
-}
-
-function within(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
 
 export function copilotConfigPath(env: NodeJS.ProcessEnv): string {
   return join(copilotHome(env), 'config.json');

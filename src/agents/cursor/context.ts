@@ -1,6 +1,6 @@
 /** Cursor's transcript as normalized context events (SPEC-2 §F.4): Claude-shaped JSONL with `role`. */
 import type { ContextEvent, ContextToolKind, TranscriptText } from '../types.js';
-import { jsonlContextEvents, type ContextDialect } from '../context-jsonl.js';
+import { jsonlContextEvents, type ContextDialect } from '../kit/context-jsonl.js';
 import { cleanCursorPrompt } from './text.js';
 
 function kindOf(name: string): ContextToolKind {

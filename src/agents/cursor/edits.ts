@@ -12,9 +12,8 @@ import type { RawEdit } from '../kit/collect.js';
 import { readToolUseEdits } from '../kit/tool-use-jsonl.js';
 import { splitLines } from '../kit/lines.js';
 import { cleanCursorPrompt } from './text.js';
+import { isObj, type Obj } from '../kit/obj.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const TOOLS = ['Write', 'StrReplace', 'Delete'] as const;
 
 function pathOf(input: Obj): unknown {

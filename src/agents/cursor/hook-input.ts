@@ -1,6 +1,6 @@
 /** Cursor hook stdin → HookEvent (SPEC §7.3). */
 import * as z from 'zod/mini';
-import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt } from '../hook-input.js';
+import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt } from '../kit/hook-input.js';
 import type { HookEvent } from '../types.js';
 import { cleanCursorPrompt } from './text.js';
 import { CURSOR_VERBS } from './verbs.js';

@@ -1,7 +1,7 @@
 /** Cursor hook installation (SPEC §7.3) into `.cursor/hooks.json` `{"version":1,"hooks":{…}}`. */
 import { join } from 'node:path';
 import { CURSOR_VERBS } from './verbs.js';
-import { arrayAt, cloneJson, isObject, loadSettings, objectAt, saveSettingsIfChanged, tryLoadSettings } from '../settings-file.js';
+import { arrayAt, cloneJson, isObject, loadSettings, objectAt, saveSettingsIfChanged, tryLoadSettings } from '../kit/settings-file.js';
 import type { HookInstallOptions, HookInstallResult, HookUninstallResult } from '../types.js';
 
 export const CURSOR_HOOKS_FILE = '.cursor/hooks.json';

@@ -1,8 +1,8 @@
 /** Cursor adapter (SPEC §7.3, experimental). */
 import { cursorContextEvents } from './context.js';
-import { waitForFlush } from '../flush.js';
-import { jsonlEntries } from '../entries.js';
-import { jsonlCwd } from '../jsonl.js';
+import { waitForFlush } from '../kit/flush.js';
+import { jsonlEntries } from '../kit/entries.js';
+import { jsonlCwd } from '../kit/jsonl.js';
 import type { AgentAdapter } from '../types.js';
 import { parseCursorHookInput } from './hook-input.js';
 import { cursorHooksInstalled, installCursorHooks, uninstallCursorHooks } from './hooks.js';

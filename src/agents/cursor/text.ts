@@ -1,5 +1,5 @@
 /** Cursor's prompt wrappers (SPEC §7.3). */
-import { cleanPrompt } from '../text.js';
+import { cleanPrompt } from '../kit/text.js';
 
 const CURSOR_TIMESTAMP_RE = /^\s*<timestamp>[\s\S]*?<\/timestamp>/;
 const CURSOR_QUERY_RE = /<user_query>([\s\S]*?)<\/user_query>/g;

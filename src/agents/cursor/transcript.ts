@@ -6,8 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { analyzeJsonl, analyzeJsonlFile, jsonlFilePosition, type JsonlDialect } from '../jsonl.js';
-import { homeDir, sanitizePathForDir } from '../paths.js';
+import { analyzeJsonl, analyzeJsonlFile, jsonlFilePosition, type JsonlDialect } from '../kit/jsonl.js';
+import { homeDir, sanitizePathForDir } from '../kit/home-paths.js';
 import { cleanCursorPrompt } from './text.js';
 import type { AnalyzeFileOptions, TranscriptAnalysis, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
 

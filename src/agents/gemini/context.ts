@@ -4,7 +4,8 @@
  * A `gemini` message carries its tool calls with their results and status.
  */
 import type { ContextEvent, ContextTodo, ContextToolKind, TranscriptText } from '../types.js';
-import { isObj, str } from '../entries.js';
+import { str } from '../kit/entries.js';
+import { isObj } from '../kit/obj.js';
 import { parseGeminiSession } from './transcript.js';
 import { GEMINI_EDIT_TOOLS, editedPath, geminiContentText, toolCalls, userPrompt } from './messages.js';
 

@@ -14,7 +14,8 @@ import type { EditsReader, EditsResult, ReadEditsOptions } from '../edits.js';
 import { EditCollector, transcriptText, type RawEdit } from '../kit/collect.js';
 import { splitLines } from '../kit/lines.js';
 import { parseUnifiedDiff } from '../kit/unified-diff.js';
-import { isObj, toolCalls, userPrompt } from './messages.js';
+import { toolCalls, userPrompt } from './messages.js';
+import { isObj } from '../kit/obj.js';
 import { geminiProjectRoot, parseGeminiSession } from './transcript.js';
 
 const TOOLS = ['write_file', 'replace', 'edit_file'] as const;

@@ -5,9 +5,10 @@
  * legacy document is flushed once it parses (until then a settled size
  * proves nothing).
  */
-import { answerProbe, linesFromEnd, readTail, type FlushProbe } from '../flush.js';
+import { answerProbe, linesFromEnd, readTail, type FlushProbe } from '../kit/flush.js';
 import { readTranscriptFile } from '../../trust/transcript-file.js';
-import { geminiContentText, isObj } from './messages.js';
+import { geminiContentText } from './messages.js';
+import { isObj } from '../kit/obj.js';
 
 /** The content of the last `gemini` message in a JSONL tail (a `$set.messages` list counts too); undefined: none readable. */
 export function lastGeminiText(tail: string, startsAtFileStart: boolean): string | undefined {

@@ -1,7 +1,7 @@
 /** Gemini CLI hook stdin → HookEvent (SPEC §7.2, SPEC-2 §B.6). */
 import * as z from 'zod/mini';
-import { cleanPrompt } from '../text.js';
-import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt } from '../hook-input.js';
+import { cleanPrompt } from '../kit/text.js';
+import { beginHookInput, lazySchema, nonEmpty, optStr, requireSessionId, setCommon, setIf, setPrompt } from '../kit/hook-input.js';
 import type { HookEvent } from '../types.js';
 import { GEMINI_VERBS } from './verbs.js';
 

@@ -1,8 +1,8 @@
 /** Gemini CLI hook installation (SPEC §7.2) into `.gemini/settings.json`. */
 import { join } from 'node:path';
-import { addEntry, groupsAt, hasCommand, removeOurEntries, rewriteEntries } from '../hook-groups.js';
+import { addEntry, groupsAt, hasCommand, removeOurEntries, rewriteEntries } from '../kit/hook-groups.js';
 import { GEMINI_VERBS } from './verbs.js';
-import { cloneJson, isObject, loadSettings, objectAt, saveSettingsIfChanged, tryLoadSettings } from '../settings-file.js';
+import { cloneJson, isObject, loadSettings, objectAt, saveSettingsIfChanged, tryLoadSettings } from '../kit/settings-file.js';
 import type { HookInstallOptions, HookInstallResult, HookUninstallResult } from '../types.js';
 
 export const GEMINI_SETTINGS_FILE = '.gemini/settings.json';

@@ -1,6 +1,6 @@
 /** Gemini CLI adapter (SPEC §7.2, SPEC-2 §B.6–§B.8). */
 import { geminiContextEvents } from './context.js';
-import { waitForFlush } from '../flush.js';
+import { waitForFlush } from '../kit/flush.js';
 import type { AgentAdapter } from '../types.js';
 import { geminiDocumentProbe, geminiJsonlProbe } from './flush.js';
 import { parseGeminiHookInput } from './hook-input.js';
@@ -19,7 +19,7 @@ import {
 import { geminiEnableNotes } from './trust.js';
 import { GEMINI_VERBS } from './verbs.js';
 import { chooseTranscriptPath } from '../../trust/transcript-file.js';
-import { seedFlagValue } from '../seed-args.js';
+import { seedFlagValue } from '../kit/seed-args.js';
 import { validAgentSessionId as agentSid } from '../../trust/ids.js';
 
 export const geminiAgent: AgentAdapter = {

@@ -14,7 +14,7 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { crypto } from '../../builtins.js';
-import { homeDir } from '../paths.js';
+import { homeDir } from '../kit/home-paths.js';
 
 export const PROJECT_ROOT_MARKER = '.project_root';
 

@@ -3,10 +3,9 @@
  * `{id, type: user|gemini|info|error, content, toolCalls?, tokens?}`, with
  * `content` a string or a list of parts (`{text}`, `{functionResponse}`, …).
  */
-import { cleanPrompt } from '../text.js';
+import { cleanPrompt } from '../kit/text.js';
+import { isObj, type Obj } from '../kit/obj.js';
 
-type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Tools whose calls write a file (SPEC §7.2), and the argument keys naming it, in preference order. */
 export const GEMINI_EDIT_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file', 'save_file', 'replace']);

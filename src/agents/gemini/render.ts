@@ -2,9 +2,10 @@
  * A Gemini CLI session as `explain` entries (SPEC §8.9): the JSONL thread
  * (or a legacy document's messages) from an offset in the form's unit.
  */
-import { str, toolLine, type TranscriptEntry } from '../entries.js';
+import { str, toolLine, type TranscriptEntry } from '../kit/entries.js';
 import type { TranscriptFormat } from '../types.js';
-import { geminiContentText, isObj, toolCalls, userPrompt } from './messages.js';
+import { geminiContentText, toolCalls, userPrompt } from './messages.js';
+import { isObj } from '../kit/obj.js';
 import { geminiProjectRoot, parseGeminiSession } from './transcript.js';
 
 const PATH_ARG_KEYS = ['absolute_path', 'file_path', 'path'] as const;

@@ -9,8 +9,8 @@ import { lstatSync, mkdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { EntireError } from '../../errors.js';
 import { confinedDir, writeFileIn } from '../../trust/confined.js';
-import { isMessagesDocument } from '../jsonl.js';
-import { isObj } from './messages.js';
+import { isMessagesDocument } from '../kit/jsonl.js';
+import { isObj } from '../kit/obj.js';
 import { fileStamp, geminiHome, PROJECT_ROOT_MARKER, projectKey, projectSlug, readRegistry, registryPath, sessionFileNames } from './layout.js';
 
 /** What names the file: the stored form (document → `.json`) and its start time. */

@@ -18,8 +18,7 @@
  * `digest` makes of its record, so a hook streams a large file without
  * holding it (SPEC-2 §A.6); `explain` keeps whole records.
  */
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+import { isObj, type Obj } from '../kit/obj.js';
 
 /** SPEC-2 §A.6: a longer line is not parsed (it still counts for the position). */
 export const MAX_PARSED_LINE = 16 * 1024 * 1024;

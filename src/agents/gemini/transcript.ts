@@ -17,11 +17,12 @@ import { closeSync, fstatSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openTranscript } from '../../trust/transcript-file.js';
 import { EntireError, isEntireError } from '../../errors.js';
-import { emptyAnalysis, isMessagesDocument } from '../jsonl.js';
+import { emptyAnalysis, isMessagesDocument } from '../kit/jsonl.js';
 import { readAt } from '../../fs-read.js';
 import { crypto } from '../../builtins.js';
 import type { AnalyzeFileOptions, TranscriptAnalysis, TranscriptFileResult, TranscriptFormat, TranscriptPositionResult } from '../types.js';
-import { editedPath, geminiContentText, isObj, toolCalls, userPrompt } from './messages.js';
+import { editedPath, geminiContentText, toolCalls, userPrompt } from './messages.js';
+import { isObj } from '../kit/obj.js';
 import { lastMessageId, MAX_PARSED_LINE, readGeminiThread, ThreadBuilder, type GeminiThread } from './thread.js';
 
 type Obj = Record<string, unknown>;

@@ -14,11 +14,12 @@
  * the folder (`TRUST_FOLDER`, `TRUST_PARENT` for its parent's subtree,
  * `DO_NOT_TRUST`); no rule is not trusted.
  */
-import { readFileSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { runGit } from '../../git/exec.js';
 import { geminiHome } from './layout.js';
-import { isObj } from './messages.js';
+import { isObj } from '../kit/obj.js';
+import { realFolder as real, within } from '../kit/trust-folders.js';
 
 function readJson(path: string): unknown {
   try {
@@ -26,20 +27,6 @@ function readJson(path: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function real(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return resolve(p);
-  }
-}
-
-/** `child` is `parent` or below it. */
-function within(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /** Whether Gemini CLI trusts `folder` (and so runs its project hooks). */

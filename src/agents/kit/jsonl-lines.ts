@@ -5,9 +5,8 @@
  */
 import { EDITS_LIMITS } from '../edits.js';
 import type { EditCollector } from './collect.js';
+import { isObj, type Obj } from './obj.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export function* jsonlRecords(text: string, needles: readonly string[], collector: EditCollector): Generator<{ index: number; value: Obj }> {
   let index = 0;

@@ -11,9 +11,8 @@
 import type { EditsResult, ReadEditsOptions } from '../edits.js';
 import { EditCollector, transcriptText, type RawEdit } from './collect.js';
 import { jsonlRecords } from './jsonl-lines.js';
+import { isObj, type Obj } from './obj.js';
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 export interface ToolUseDialect {

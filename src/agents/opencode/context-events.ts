@@ -12,7 +12,8 @@
  * - an assistant message ended by `MessageAbortedError` → interrupt.
  */
 import type { ContextEvent, ContextTodo, ContextToolKind, TranscriptText } from '../types.js';
-import { isObj, str } from '../entries.js';
+import { str } from '../kit/entries.js';
+import { isObj } from '../kit/obj.js';
 import { parseOpenCodeExport, userPromptOf } from './transcript.js';
 
 type Obj = Record<string, unknown>;

@@ -13,7 +13,8 @@
  * A part whose `state.status` is `error` yields nothing. Each user prompt opens a turn.
  */
 import type { EditsReader, EditsResult, ReadEditsOptions } from '../edits.js';
-import { isObj, str } from '../entries.js';
+import { str } from '../kit/entries.js';
+import { isObj } from '../kit/obj.js';
 import { EditCollector, transcriptText, type RawEdit } from '../kit/collect.js';
 import { splitLines } from '../kit/lines.js';
 import { parseUnifiedDiff } from '../kit/unified-diff.js';

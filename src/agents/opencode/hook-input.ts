@@ -6,8 +6,8 @@
  * computes where its export is staged.
  */
 import * as z from 'zod/mini';
-import { cleanPrompt } from '../text.js';
-import { beginHookInput, lazySchema, nonEmpty, optModel, optStr, requireSessionId, setCommon, setModel, setPrompt } from '../hook-input.js';
+import { cleanPrompt } from '../kit/text.js';
+import { beginHookInput, lazySchema, nonEmpty, optModel, optStr, requireSessionId, setCommon, setModel, setPrompt } from '../kit/hook-input.js';
 import type { HookEvent } from '../types.js';
 import { OPENCODE_VERBS } from './verbs.js';
 import { setTaskFields } from './subagents.js';

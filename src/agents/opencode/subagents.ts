@@ -10,8 +10,9 @@
  */
 import { dirname, join } from 'node:path';
 import { isAgentId, isSessionId } from '../../trust/ids.js';
-import { isObj, str } from '../entries.js';
-import { invalid, nonEmpty, setIf } from '../hook-input.js';
+import { str } from '../kit/entries.js';
+import { isObj } from '../kit/obj.js';
+import { invalid, nonEmpty, setIf } from '../kit/hook-input.js';
 import type { HookEvent } from '../types.js';
 import { refreshOpenCodeTranscript, stagedExportPath } from './cli.js';
 

@@ -4,9 +4,10 @@
  * count, identifier = the last message's `info.id`, offsets are message
  * indexes. One assistant message is one model call.
  */
-import { emptyAnalysis, emptyTokenUsage } from '../jsonl.js';
-import { cleanPrompt } from '../text.js';
-import { isObj, str, toolLine, type TranscriptEntry } from '../entries.js';
+import { emptyAnalysis, emptyTokenUsage } from '../kit/jsonl.js';
+import { cleanPrompt } from '../kit/text.js';
+import { str, toolLine, type TranscriptEntry } from '../kit/entries.js';
+import { isObj } from '../kit/obj.js';
 import type { AnalyzeFileOptions, TokenUsage, TranscriptAnalysis, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
 import { readTranscriptFile } from '../../trust/transcript-file.js';
 import { childExportPaths, childSessionIdsOf } from './subagents.js';

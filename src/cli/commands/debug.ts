@@ -33,7 +33,7 @@ async function runDebugTranscript(path: string, opts: { agent?: string; from: st
     throw new EntireError('TRANSCRIPT_UNREADABLE', `cannot read transcript ${path}`, { detail: { path } });
   }
   const { getAgent, agentForStoredData } = await import('../../agents/registry.js');
-  const { toRepoRelative } = await import('../../agents/paths.js');
+  const { toRepoRelative } = await import('../../agents/kit/home-paths.js');
   const text = readFileSync(path, 'utf8');
   const agent = opts.agent !== undefined ? await getAgent(opts.agent) : await agentForStoredData(undefined, text);
   const { analysis } = agent.analyzeTranscriptFile(path, { from });

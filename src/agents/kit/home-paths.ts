@@ -1,5 +1,5 @@
 /** Path helpers shared by the adapters. */
-import { os } from '../builtins.js';
+import { os } from '../../builtins.js';
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 

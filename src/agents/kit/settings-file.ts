@@ -5,9 +5,9 @@
  * only when their content changes.
  */
 import { readFileSync } from 'node:fs';
-import { writeFileUnder } from '../trust/confined.js';
-import { encodeJson } from '../go-json.js';
-import { EntireError } from '../errors.js';
+import { writeFileUnder } from '../../trust/confined.js';
+import { encodeJson } from '../../go-json.js';
+import { EntireError } from '../../errors.js';
 
 export type JsonObject = Record<string, unknown>;
 

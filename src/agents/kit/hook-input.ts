@@ -6,10 +6,10 @@
  * setters that leave absent/empty fields out of the event.
  */
 import * as z from 'zod/mini';
-import { EntireError } from '../errors.js';
-import { sessionIdProblem } from '../trust/ids.js';
-import { isModelName } from '../redact/model-name.js';
-import type { HookEvent, HookEventKind } from './types.js';
+import { EntireError } from '../../errors.js';
+import { sessionIdProblem } from '../../trust/ids.js';
+import { isModelName } from '../../redact/model-name.js';
+import type { HookEvent, HookEventKind } from '../types.js';
 
 export const optStr = () => z.optional(z.nullable(z.string()));
 

@@ -4,8 +4,9 @@
  * blocks. Lines are independent, so the transcript is read window by window, and only lines
  * that can be a user or assistant turn are parsed. Each agent supplies its dialect.
  */
-import type { ContextEvent, ContextTodo, ContextToolKind, TranscriptText } from './types.js';
-import { isObj, str } from './entries.js';
+import type { ContextEvent, ContextTodo, ContextToolKind, TranscriptText } from '../types.js';
+import { str } from './entries.js';
+import { isObj } from './obj.js';
 import { parsedLines } from './context-lines.js';
 
 export interface ContextDialect {

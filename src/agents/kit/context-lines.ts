@@ -4,8 +4,8 @@
  * malformed or non-object lines skipped. Each line is handed over alone, so an adapter built on
  * this stays line-local (what SPEC-2 §F.4's resumable fold needs, `contextLineLocal`).
  */
-import type { TranscriptText } from './types.js';
-import { isObj } from './entries.js';
+import type { TranscriptText } from '../types.js';
+import { isObj } from './obj.js';
 
 export function* parsedLines(transcript: TranscriptText, needles: readonly string[]): Generator<Record<string, unknown>> {
   for (const window of transcript.windows()) {

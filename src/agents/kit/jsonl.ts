@@ -13,12 +13,9 @@
  *   src/trust/transcript-lines.ts): a hook holds one window, never the
  *   transcript; a line over 16 MiB counts for positions and is not parsed.
  */
-import { closeSync, fstatSync } from 'node:fs';
-import { openTranscript } from '../trust/transcript-file.js';
-import { EntireError, isEntireError } from '../errors.js';
-import type { TokenUsage, TranscriptAnalysis, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from './types.js';
-import { readAt } from '../fs-read.js';
-import { lineWindows } from '../trust/transcript-lines.js';
+import type { TokenUsage, TranscriptAnalysis, TranscriptCursor, TranscriptFileResult, TranscriptPositionResult } from '../types.js';
+import { isObj, type Obj } from './obj.js';
+import { openAtCursor, walkTranscript } from './jsonl-cursor.js';
 
 export interface JsonlDialect {
   /** Top-level key holding `user`/`assistant` (`type` or `role`, per agent). */
@@ -89,16 +86,7 @@ export function countLines(text: string): number {
   return n;
 }
 
-/** Number of `\n` bytes in buf[start, end). */
-export function countNewlines(buf: Buffer, start = 0, end = buf.length): number {
-  let n = 0;
-  let i = buf.indexOf(10, start);
-  while (i !== -1 && i < end) {
-    n++;
-    i = buf.indexOf(10, i + 1);
-  }
-  return n;
-}
+export { countNewlines } from './jsonl-cursor.js';
 
 function uuidOf(line: string): string {
   if (line.indexOf('"uuid"') === -1) return '';
@@ -142,12 +130,6 @@ export function lastUuidInBuffer(buf: Buffer, end = buf.length): string {
 
 // ---------------------------------------------------------------------------
 // Analysis
-
-type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
@@ -366,88 +348,8 @@ function analyzeUser(message: Obj, dialect: JsonlDialect, result: TranscriptAnal
 // ---------------------------------------------------------------------------
 // Files
 
-function unreadable(path: string, e: unknown): EntireError {
-  return new EntireError('TRANSCRIPT_UNREADABLE', `cannot read transcript ${path}`, { cause: e, detail: { path } });
-}
-
-interface Opened {
-  fd: number;
-  size: number;
-  start: number;
-  baseLine: number;
-  baseIdentifier: string;
-}
-
-/** Open `path` where a still-valid cursor points (else at 0). undefined: the file does not exist. */
-function openAt(path: string, cursor: TranscriptCursor | undefined, maxLine: number): Opened | undefined {
-  let fd: number;
-  try {
-    const o = openTranscript(path);
-    if (o === null) return undefined;
-    fd = o.fd;
-  } catch (e) {
-    if (isEntireError(e)) throw e;
-    throw unreadable(path, e);
-  }
-  try {
-    const size = fstatSync(fd).size;
-    if (
-      cursor !== undefined &&
-      Number.isSafeInteger(cursor.byte) &&
-      Number.isSafeInteger(cursor.line) &&
-      cursor.byte > 0 &&
-      cursor.line > 0 &&
-      cursor.byte <= size &&
-      cursor.line <= maxLine &&
-      readAt(fd, cursor.byte - 1, 1)[0] === 10
-    ) {
-      return { fd, size, start: cursor.byte, baseLine: cursor.line, baseIdentifier: typeof cursor.identifier === 'string' ? cursor.identifier : '' };
-    }
-    return { fd, size, start: 0, baseLine: 0, baseIdentifier: '' };
-  } catch (e) {
-    closeSync(fd);
-    throw unreadable(path, e);
-  }
-}
-
-/**
- * Walk the lines of an opened file from its start, window by window (SPEC-2
- * §A.6: ≤ 1 MiB reads, one line held at most). `onLines` sees each window of
- * whole lines with the absolute number of its first line; a line too long to
- * parse only counts. Returns the position (SPEC §7.1), the last identifier
- * and where a later read can resume.
- */
-function walkLines(
-  path: string,
-  o: Opened,
-  dialect: JsonlDialect,
-  onLines: ((buf: Buffer, firstLine: number) => void) | null,
-): { position: number; lastIdentifier: string; cursor: TranscriptCursor } {
-  let line = o.baseLine;
-  let lastIdentifier = dialect.hasUuid ? o.baseIdentifier : '';
-  let complete = o.start; // byte after the last complete line
-  let completeLines = o.baseLine;
-  try {
-    for (const w of lineWindows(o.fd, o.start, o.size)) {
-      if (w.kind === 'oversized') {
-        line++;
-      } else {
-        onLines?.(w.buf, line);
-        if (dialect.hasUuid) lastIdentifier = lastUuidInBuffer(w.buf) || lastIdentifier;
-        line += countNewlines(w.buf) + (w.terminated ? 0 : 1);
-      }
-      if (w.terminated) {
-        complete = w.kind === 'oversized' ? w.start + w.bytes + 1 : w.start + w.buf.length;
-        completeLines = line;
-      }
-    }
-  } catch (e) {
-    throw unreadable(path, e);
-  } finally {
-    closeSync(o.fd);
-  }
-  return { position: line, lastIdentifier, cursor: { byte: complete, line: completeLines, identifier: lastIdentifier } };
-}
+/** The last `uuid` of a window, for a dialect whose lines carry one. */
+const lastUuidOf = (dialect: JsonlDialect): ((buf: Buffer) => string) | null => (dialect.hasUuid ? (buf) => lastUuidInBuffer(buf) : null);
 
 /** Analyse a JSONL file from line `from`, reading only the bytes after a valid cursor. */
 export function analyzeJsonlFile(
@@ -456,10 +358,10 @@ export function analyzeJsonlFile(
   options: { from?: number; cursor?: TranscriptCursor } = {},
 ): TranscriptFileResult {
   const from = Math.max(0, Math.floor(options.from ?? 0));
-  const o = openAt(path, options.cursor, from);
+  const o = openAtCursor(path, options.cursor, from);
   if (o === undefined) return { analysis: emptyAnalysis(), exists: false };
-  const a = new JsonlAnalyzer(dialect, o.baseLine);
-  const walked = walkLines(path, o, dialect, (buf, firstLine) => {
+  const a = new JsonlAnalyzer(dialect, o.line);
+  const walked = walkTranscript(path, o, lastUuidOf(dialect), (buf, firstLine) => {
     // whole lines before `from` are counted without being decoded
     let pos = 0;
     let line = firstLine;
@@ -477,9 +379,9 @@ export function analyzeJsonlFile(
 
 /** Position and last identifier of a JSONL file; no JSON parsing except of the last `uuid` lines. */
 export function jsonlFilePosition(path: string, dialect: JsonlDialect, cursor?: TranscriptCursor): TranscriptPositionResult {
-  const o = openAt(path, cursor, Number.MAX_SAFE_INTEGER);
+  const o = openAtCursor(path, cursor, Number.MAX_SAFE_INTEGER);
   if (o === undefined) return { position: 0, lastIdentifier: '', exists: false };
-  const walked = walkLines(path, o, dialect, null);
+  const walked = walkTranscript(path, o, lastUuidOf(dialect), null);
   return { position: walked.position, lastIdentifier: walked.lastIdentifier, cursor: walked.cursor, exists: true };
 }
 

@@ -8,9 +8,9 @@
  * has been stable for the settle time. Always capped.
  */
 import { closeSync } from 'node:fs';
-import { openTranscript } from '../trust/transcript-file.js';
-import type { FlushResult } from './types.js';
-import { readAt } from '../fs-read.js';
+import { openTranscript } from '../../trust/transcript-file.js';
+import type { FlushResult } from '../types.js';
+import { readAt } from '../../fs-read.js';
 
 export const DEFAULT_STOP_WAIT_MS = 3000;
 export const POLL_INTERVAL_MS = 25;

@@ -5,6 +5,7 @@
  * the helpers here are shared by the JSONL agents.
  */
 import { cleanPrompt } from './text.js';
+import { isObj } from './obj.js';
 
 export type EntryKind = 'user' | 'assistant' | 'tool';
 
@@ -13,8 +14,6 @@ export interface TranscriptEntry {
   text: string;
 }
 
-type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Input keys naming what a tool acted on, in preference order. */
