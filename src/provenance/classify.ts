@@ -487,7 +487,7 @@ function classifyCommitted(l: BlamedLine, ctx: CommitContext): ClassifiedLine {
     if (u.session.model) out.model = u.session.model;
     return out;
   }
-  // a trailer naming the agent of a readable linked session (Claude's own `Co-authored-by`) adds
+  // a trailer naming the agent of a readable linked session (the agent's own `Co-authored-by`) adds
   // nothing that session's edits do not already say; one naming another tool leaves the line open
   const readableAgents = new Set(ctx.sessions.map((s) => s.session.agent).filter((a) => a !== undefined));
   const bare = ctx.foreign.find((f) => f.ranges === undefined && !(f.agent !== undefined && readableAgents.has(f.agent)));

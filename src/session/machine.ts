@@ -61,7 +61,7 @@
  * 15. src/commands/doctor.ts doRepairSession (`applyBookkeeping(s, transition('active',
  *     'TurnEnd'))`, `s.phase = 'idle'`, removeScratch pre-prompt, then retry and finalize) →
  *     `Repair`.
- * 16. src/agents/opencode/verbs.ts `compaction: 'noop'` → `Compaction` (optional: only touches
+ * 16. an agent's `compaction: 'noop'` verb (its verbs.ts) → `Compaction` (optional: only touches
  *     `last_interaction_time`).
  * Untouched (read-only uses of phase): prepare-commit-msg, status, reset, clean, context, index,
  * prune, state.ts.
@@ -107,7 +107,7 @@ export type MachineEvent =
   | { type: 'SessionStart' }
   /** §6.7 session-end. */
   | { type: 'SessionEnd' }
-  /** SPEC-2 §C.2: the agent compacted its context (OpenCode `compaction`). */
+  /** SPEC-2 §C.2: the agent compacted its context. */
   | { type: 'Compaction' }
   /** §6.8: a subagent hook (pre-task, post-task, post-todo). */
   | { type: 'SubagentActivity' }
@@ -125,7 +125,7 @@ export interface Facts {
   qualifies?: boolean;
   /** GitCommit: a rebase, cherry-pick or revert runs (§5's rebase guard; see phase.ts isRebaseInProgress). */
   rebaseInProgress?: boolean;
-  /** SessionEnd: the agent kills this hook within seconds (Codex): change the state only, leave work pending (SPEC-2 §C.0). */
+  /** SessionEnd: the agent kills this hook within seconds (some agents do): change the state only, leave work pending (SPEC-2 §C.0). */
   stateOnly?: boolean;
 }
 
