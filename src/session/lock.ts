@@ -320,8 +320,18 @@ export function acquireSessionLockSync(commonDir: string, sessionId: string, opt
 
 /** Acquire `<sid>.lock`, waiting up to `waitMs` with jittered async sleeps. */
 export async function acquireSessionLock(commonDir: string, sessionId: string, opts: LockOptions = {}): Promise<SessionLock> {
+  const path = lockFilePath(commonDir, sessionId);
   ensureDir(sessionsDir(commonDir));
-  return acquireLockFile(lockFilePath(commonDir, sessionId), opts);
+  const waitMs = opts.waitMs ?? defaultWaitMs();
+  const staleMs = opts.staleMs ?? LOCK_STALE_MS;
+  const start = Date.now();
+  for (let round = 0; ; round++) {
+    const r = attempt(path, staleMs);
+    if ('lock' in r) return r.lock;
+    const left = giveUpAt(start, opts, staleMs, r) - Date.now();
+    if (left <= 0) throw timeoutError(path, waitMs, r.holderPid);
+    await new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, backoff(round))));
+  }
 }
 
 /**
@@ -329,7 +339,6 @@ export async function acquireSessionLock(commonDir: string, sessionId: string, o
  * stale after `staleMs` or a dead pid, bounded wait). For files other than
  * session locks, e.g. the checkpoint push queue's lock (SPEC-3 §A.6): a lock
  * file another tool leaves behind without our fields counts from its mtime.
- * The session lock's async form is this, in the sessions directory.
  */
 export async function acquireLockFile(path: string, opts: LockOptions = {}): Promise<SessionLock> {
   const waitMs = opts.waitMs ?? defaultWaitMs();
@@ -338,7 +347,7 @@ export async function acquireLockFile(path: string, opts: LockOptions = {}): Pro
   for (let round = 0; ; round++) {
     const r = attempt(path, staleMs);
     if ('lock' in r) return r.lock;
-    const left = giveUpAt(start, opts, staleMs, r) - Date.now();
+    const left = start + waitMs - Date.now();
     if (left <= 0) throw timeoutError(path, waitMs, r.holderPid);
     await new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, backoff(round))));
   }
