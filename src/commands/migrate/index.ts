@@ -169,13 +169,12 @@ async function readRefCopy(repo: Repo, id: string): Promise<CheckpointView | nul
 }
 
 /**
- * A root `metadata.json` (the blob at `spec`) with each session path string mapped by `map`
- * (undefined keeps it); every other field kept, in its order. null: missing or not JSON.
- * The one place both directions rewrite session paths (§A.3: v1 paths carry the shard prefix,
- * a ref's are from its root).
+ * The branch copy's root `metadata.json` with each session path's
+ * `/<id[:2]>/<id[2:]>` prefix dropped (§A.3: paths from the ref's root);
+ * every other field kept, in its order. null: missing or not JSON.
  */
-async function rootWithSessionPaths(repo: Repo, spec: string, map: (path: string) => string | undefined): Promise<string | null> {
-  const o = await repo.objects.read(spec);
+async function rewrittenRoot(repo: Repo, tip: string, id: string): Promise<string | null> {
+  const o = await repo.objects.read(`${tip}:${id.slice(0, 2)}/${id.slice(2)}/metadata.json`);
   if (!o || o.type !== 'blob') return null;
   let doc: unknown;
   try {
@@ -184,24 +183,16 @@ async function rootWithSessionPaths(repo: Repo, spec: string, map: (path: string
     return null;
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return null;
+  const prefix = `/${id.slice(0, 2)}/${id.slice(2)}/`;
   const sessions = (doc as Record<string, unknown>)['sessions'];
   if (Array.isArray(sessions)) {
     for (const s of sessions) {
       if (!s || typeof s !== 'object' || Array.isArray(s)) continue;
       const so = s as Record<string, unknown>;
-      for (const [k, v] of Object.entries(so)) {
-        const mapped = typeof v === 'string' ? map(v) : undefined;
-        if (mapped !== undefined) so[k] = mapped;
-      }
+      for (const [k, v] of Object.entries(so)) if (typeof v === 'string' && v.startsWith(prefix)) so[k] = `/${v.slice(prefix.length)}`;
     }
   }
   return encodeJson(doc);
-}
-
-/** The branch copy's root `metadata.json` with each session path's `/<id[:2]>/<id[2:]>` prefix dropped. */
-function rewrittenRoot(repo: Repo, tip: string, id: string): Promise<string | null> {
-  const prefix = `/${id.slice(0, 2)}/${id.slice(2)}/`;
-  return rootWithSessionPaths(repo, `${tip}:${id.slice(0, 2)}/${id.slice(2)}/metadata.json`, (v) => (v.startsWith(prefix) ? `/${v.slice(prefix.length)}` : undefined));
 }
 
 /** The message of the branch commit that first wrote each checkpoint (`Checkpoint: <id>` subjects), by id. */
@@ -268,9 +259,26 @@ function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
 // ------------------------------------------------------------------ --to branch
 
 /** The root `metadata.json` of a ref with its `/0/…` session paths placed under `/<id[:2]>/<id[2:]>/`. */
-function branchRoot(repo: Repo, refTip: string, id: string): Promise<string | null> {
+async function branchRoot(repo: Repo, refTip: string, id: string): Promise<string | null> {
+  const o = await repo.objects.read(`${refTip}:metadata.json`);
+  if (!o || o.type !== 'blob') return null;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(o.data.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return null;
   const prefix = `/${id.slice(0, 2)}/${id.slice(2)}`;
-  return rootWithSessionPaths(repo, `${refTip}:metadata.json`, (v) => (/^\/\d+\//.test(v) ? `${prefix}${v}` : undefined));
+  const sessions = (doc as Record<string, unknown>)['sessions'];
+  if (Array.isArray(sessions)) {
+    for (const s of sessions) {
+      if (!s || typeof s !== 'object' || Array.isArray(s)) continue;
+      const so = s as Record<string, unknown>;
+      for (const [k, v] of Object.entries(so)) if (typeof v === 'string' && /^\/\d+\//.test(v)) so[k] = `${prefix}${v}`;
+    }
+  }
+  return encodeJson(doc);
 }
 
 /** The message of a ref's first (parentless) commit when it is a first write; else one built from its sessions. */
